@@ -1,0 +1,205 @@
+"""R14's canonical JSON for actions and decisions, at the engine's edge.
+
+``to_json(rules, action)`` and ``from_json(rules, obj)`` convert between the compact
+action tuples of :mod:`engine.actions` and the JSON bots speak. Decoding validates the
+shape of the message (types, fields, cells on the grid, that the cells are the named
+shape) and raises :class:`~engine.errors.IllegalAction` citing the rule; whether the
+action is *legal now* is decided by :meth:`engine.game.Game.apply`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import (BLACK, COLOR_NAMES, PASS, TAKE_PIECE, WHITE, Finish, LevelUp, Master, Pass, Place,
+                      Reward, TakePiece, TakePuzzle, Upgrade)
+from .cards import GRID
+from .errors import IllegalAction
+from .geometry import mask_to_cells
+
+_COLORS = {"white": WHITE, "black": BLACK}
+
+
+def to_json(rules, action) -> dict:
+    """R14 JSON of ``action`` under ``rules``."""
+    enc = rules.encoders.get(type(action))
+    if enc is None:
+        raise IllegalAction("R14", f"no JSON form for {type(action).__name__}")
+    return enc(rules, action)
+
+
+def from_json(rules, obj: Any):
+    """Parse R14 JSON into an action; raises :class:`IllegalAction` on a malformed message."""
+    if not isinstance(obj, dict):
+        raise IllegalAction("R14", f"an action must be a JSON object, got {type(obj).__name__}")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise IllegalAction("R14", "an action needs a string field 'type'")
+    dec = rules.decoders.get(kind)
+    if dec is None:
+        known = ", ".join(sorted(rules.decoders))
+        raise IllegalAction("R14", f"unknown action type {kind!r} under rules {rules.spec.label()} (known: {known})")
+    return dec(rules, obj)
+
+
+# ---------------------------------------------------------------- field helpers
+def check_fields(obj: dict, allowed: tuple[str, ...], what: str) -> None:
+    """Reject fields an action of kind ``what`` does not have."""
+    for key in obj:
+        if key not in allowed:
+            raise IllegalAction("R14", f"{what} has no field {key!r} (fields: {', '.join(allowed)})")
+
+
+def get_int(obj: dict, key: str, what: str) -> int:
+    v = obj.get(key)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise IllegalAction("R14", f"{what} needs an integer field {key!r}, got {v!r}")
+    return v
+
+
+def get_color(obj: dict, what: str) -> int:
+    v = obj.get("color")
+    if v not in _COLORS:
+        raise IllegalAction("R14", f"{what} needs field 'color' to be \"white\" or \"black\", got {v!r}")
+    return _COLORS[v]
+
+
+def get_shape(rules, obj: dict, key: str, what: str) -> int:
+    v = obj.get(key)
+    if not isinstance(v, str):
+        raise IllegalAction("R14", f"{what} needs a piece name in field {key!r}, got {v!r}")
+    s = rules.shape_index.get(v)
+    if s is None:
+        raise IllegalAction("R0", f"unknown piece {v!r} (pieces: {', '.join(sh.name for sh in rules.shapes)})")
+    return s
+
+
+def get_list(obj: dict, key: str, what: str) -> list:
+    v = obj.get(key)
+    if not isinstance(v, list):
+        raise IllegalAction("R14", f"{what} needs a list in field {key!r}, got {v!r}")
+    return v
+
+
+def shape_name(rules, s: int) -> str:
+    return rules.shapes[s].name
+
+
+def parse_placement(rules, obj: Any, what: str = "a placement") -> Place:
+    """``{"puzzle": id, "piece": shape, "cells": [[r, c], ...]}`` -> :class:`Place`."""
+    if not isinstance(obj, dict):
+        raise IllegalAction("R14", f"{what} must be an object with 'puzzle', 'piece' and 'cells'")
+    check_fields(obj, ("type", "puzzle", "piece", "cells"), what)
+    pid = obj.get("puzzle")
+    if not isinstance(pid, str):
+        raise IllegalAction("R14", f"{what} needs a card id in field 'puzzle', got {pid!r}")
+    card = rules.puzzle_index.get(pid)
+    if card is None:
+        raise IllegalAction("R3.5", f"there is no puzzle {pid!r} in this game")
+    shape = get_shape(rules, obj, "piece", what)
+    cells = obj.get("cells")
+    if not isinstance(cells, list) or not cells:
+        raise IllegalAction("R14", f"{what} needs field 'cells': a list of [row, col] pairs")
+    seen = set()
+    for cell in cells:
+        if (not isinstance(cell, list) or len(cell) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in cell)):
+            raise IllegalAction("R14", f"{what}: each cell must be a [row, col] pair of integers, got {cell!r}")
+        r, c = cell
+        if not (0 <= r < GRID and 0 <= c < GRID):
+            raise IllegalAction("R3.5", f"cell [{r}, {c}] is off the 5x5 grid")
+        if (r, c) in seen:
+            raise IllegalAction("R14", f"{what}: cell [{r}, {c}] is listed twice")
+        seen.add((r, c))
+    placement = rules.geometry.placement_of(shape, cells)
+    if placement is None:
+        raise IllegalAction("R3.5", f"cells {cells} are not a {shape_name(rules, shape)} in any rotation or reflection")
+    return Place(card, placement)
+
+
+def placement_json(rules, place: Place) -> dict:
+    """R14's placement object (without ``type``)."""
+    g = rules.geometry
+    return {"puzzle": rules.puzzles[place.puzzle].id,
+            "piece": rules.shapes[g.placement_shape[place.placement]].name,
+            "cells": mask_to_cells(g.placement_mask[place.placement])}
+
+
+def parse_placements(rules, obj: dict, what: str) -> tuple[Place, ...]:
+    return tuple(parse_placement(rules, x, f"{what} placement {i}") for i, x in enumerate(get_list(obj, "placements", what)))
+
+
+# ---------------------------------------------------------------- base decoders/encoders
+def _dec_take_puzzle(rules, obj):
+    check_fields(obj, ("type", "color", "slot"), "take_puzzle")
+    return TakePuzzle(get_color(obj, "take_puzzle"), get_int(obj, "slot", "take_puzzle"))
+
+
+def _dec_take_piece(rules, obj):
+    check_fields(obj, ("type",), "take_piece")
+    return TAKE_PIECE
+
+
+def _dec_upgrade(rules, obj):
+    check_fields(obj, ("type", "give", "take"), "upgrade")
+    return Upgrade(get_shape(rules, obj, "give", "upgrade"), get_shape(rules, obj, "take", "upgrade"))
+
+
+def _dec_place(rules, obj):
+    return parse_placement(rules, obj, "place")
+
+
+def _dec_master(rules, obj):
+    check_fields(obj, ("type", "placements"), "master")
+    return Master(parse_placements(rules, obj, "master"))
+
+
+def _dec_pass(rules, obj):
+    check_fields(obj, ("type",), "pass")
+    return PASS
+
+
+def _dec_reward(rules, obj):
+    check_fields(obj, ("type", "take"), "reward")
+    return Reward(get_shape(rules, obj, "take", "reward"))
+
+
+def _dec_level_up(rules, obj):
+    check_fields(obj, ("type", "steps"), "level_up")
+    steps = []
+    for i, st in enumerate(get_list(obj, "steps", "level_up")):
+        if not isinstance(st, dict):
+            raise IllegalAction("R14", f"level_up step {i} must be an object with 'give' and 'take'")
+        check_fields(st, ("give", "take"), f"level_up step {i}")
+        steps.append((get_shape(rules, st, "give", f"level_up step {i}"), get_shape(rules, st, "take", f"level_up step {i}")))
+    return LevelUp(tuple(steps))
+
+
+def _dec_finish(rules, obj):
+    check_fields(obj, ("type", "placements"), "finish")
+    return Finish(parse_placements(rules, obj, "finish"))
+
+
+BASE_DECODERS = {
+    "take_puzzle": _dec_take_puzzle,
+    "take_piece": _dec_take_piece,
+    "upgrade": _dec_upgrade,
+    "place": _dec_place,
+    "master": _dec_master,
+    "pass": _dec_pass,
+    "reward": _dec_reward,
+    "level_up": _dec_level_up,
+    "finish": _dec_finish,
+}
+
+BASE_ENCODERS = {
+    TakePuzzle: lambda rules, a: {"type": "take_puzzle", "color": COLOR_NAMES[a.color], "slot": a.slot},
+    TakePiece: lambda rules, a: {"type": "take_piece"},
+    Upgrade: lambda rules, a: {"type": "upgrade", "give": shape_name(rules, a.give), "take": shape_name(rules, a.take)},
+    Place: lambda rules, a: {"type": "place", **placement_json(rules, a)},
+    Master: lambda rules, a: {"type": "master", "placements": [placement_json(rules, p) for p in a.placements]},
+    Pass: lambda rules, a: {"type": "pass"},
+    Reward: lambda rules, a: {"type": "reward", "take": shape_name(rules, a.take)},
+    LevelUp: lambda rules, a: {"type": "level_up", "steps": [{"give": shape_name(rules, g), "take": shape_name(rules, t)} for g, t in a.steps]},
+    Finish: lambda rules, a: {"type": "finish", "placements": [placement_json(rules, p) for p in a.placements]},
+}

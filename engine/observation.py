@@ -1,0 +1,58 @@
+"""What one seat may see (OpenSpiel-style: the observation is separate from the state).
+
+Hidden: the order of both decks (only their sizes are shown) and, when the rule set hides
+scores (R10), the other players' completed puzzles and scores (their count stays
+visible). During the finishing touches the others' choices are not applied until every
+seat has chosen, so none can be seen (R6.1).
+"""
+
+from __future__ import annotations
+
+from .actions import COLOR_NAMES, PHASE_NAMES
+from .geometry import mask_to_cells
+
+
+def observation(game, seat: int) -> dict:
+    """The JSON-ready view of ``game`` for ``seat``."""
+    rules = game.rules
+    g = rules.geometry
+    shapes = rules.shapes
+    puzzles = rules.puzzles
+    seats = []
+    for s, p in enumerate(game.players):
+        mine = s == seat
+        entry = {
+            "seat": s,
+            "supply": {shapes[i].name: n for i, n in enumerate(p.supply) if n},
+            "unfinished": [{"puzzle": puzzles[pz.card].id,
+                            "pieces": [{"piece": shapes[g.placement_shape[pid]].name,
+                                        "cells": mask_to_cells(g.placement_mask[pid])} for pid in pz.placed]}
+                           for pz in p.unfinished],
+            "completed_count": len(p.completed),
+            "forfeited": p.forfeited,
+        }
+        if mine or rules.scores_visible:
+            entry["completed"] = [puzzles[c].id for c in p.completed]
+            entry["score"] = game.score(s)
+        seats.append(entry)
+    obs = {
+        "seat": seat,
+        "players": game.n,
+        "rules": rules.spec.to_json(),
+        "round": game.round,
+        "phase": PHASE_NAMES[game.phase],
+        "to_move": game.to_move(),
+        "actions_left": game.actions_left,
+        "master_used": game.master_used,
+        "end_triggered": game.end_triggered,
+        "final_round": game.final_round or None,
+        "reserve": {shapes[i].name: n for i, n in enumerate(game.reserve)},
+        "rows": {COLOR_NAMES[c]: [puzzles[x].id if x >= 0 else None for x in game.rows[c]] for c in (0, 1)},
+        "decks": {COLOR_NAMES[c]: len(game.decks[c]) for c in (0, 1)},
+        "seats": seats,
+    }
+    if game.decision is not None and game.seat == seat:
+        obs["decision"] = game.decision
+    for hook in rules.observe_hooks:
+        hook(game, seat, obs)
+    return obs

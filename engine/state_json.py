@@ -1,0 +1,149 @@
+"""A whole game state as JSON and back (``Game.to_json`` / ``Game.from_json``).
+
+Names, not indices, appear in the JSON (card ids, shape names, placements as cells), so a
+saved state stays readable and survives changes to internal numbering. ``history`` holds
+the actions in R14 JSON; a forfeit is recorded as ``{"seat": s, "forfeit": true}``.
+"""
+
+from __future__ import annotations
+
+from .actions import PHASE_NAMES
+from .codec import from_json as action_from_json
+from .codec import placement_json, to_json as action_to_json
+from .game import Game, PlayerState, PuzzleInPlay
+from .geometry import mask_to_cells
+from .rules import RuleSpec, compile_rules
+
+
+def _card_ids(rules, cards):
+    return [rules.puzzles[c].id if c >= 0 else None for c in cards]
+
+
+def _cards(rules, ids):
+    return [rules.puzzle_index[i] if i is not None else -1 for i in ids]
+
+
+def _shape_counts(rules, counts) -> dict[str, int]:
+    return {rules.shapes[s].name: n for s, n in enumerate(counts) if n}
+
+
+def _counts(rules, obj) -> list[int]:
+    out = [0] * len(rules.shapes)
+    for name, n in obj.items():
+        out[rules.shape_index[name]] = n
+    return out
+
+
+def _jsonify(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonify(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonify(v) for v in value]
+    return value
+
+
+def history_to_json(rules, history) -> list[dict]:
+    """The action log as ``[{"seat": s, "action": {...}}, ...]``."""
+    out = []
+    for seat, action in history:
+        if action is None:
+            out.append({"seat": seat, "forfeit": True})
+        else:
+            out.append({"seat": seat, "action": action_to_json(rules, action)})
+    return out
+
+
+def game_to_json(game: Game) -> dict:
+    rules = game.rules
+    g = rules.geometry
+    players = []
+    for p in game.players:
+        players.append({
+            "supply": _shape_counts(rules, p.supply),
+            "unfinished": [{"puzzle": rules.puzzles[pz.card].id,
+                            "pieces": [{"piece": rules.shapes[g.placement_shape[pid]].name,
+                                        "cells": mask_to_cells(g.placement_mask[pid])} for pid in pz.placed]}
+                           for pz in p.unfinished],
+            "completed": _card_ids(rules, p.completed),
+            "finish_pieces": p.finish_pieces,
+            "locked": p.locked,
+            "forfeited": p.forfeited,
+            "extra": _jsonify(p.extra),
+        })
+    return {
+        "rules": rules.spec.to_json(),
+        "players": game.n,
+        "seed": game.seed,
+        "reserve": _shape_counts(rules, game.reserve),
+        "decks": {"white": _card_ids(rules, game.decks[0]), "black": _card_ids(rules, game.decks[1])},
+        "rows": {"white": _card_ids(rules, game.rows[0]), "black": _card_ids(rules, game.rows[1])},
+        "seats": players,
+        "seat": game.seat,
+        "actions_left": game.actions_left,
+        "master_used": game.master_used,
+        "round": game.round,
+        "end_triggered": game.end_triggered,
+        "final_round": game.final_round,
+        "phase": PHASE_NAMES[game.phase],
+        "adjudicated": game.adjudicated,
+        "pending": _card_ids(rules, game.pending),
+        "decision": _jsonify(game.decision),
+        "finishes": {str(seat): [placement_json(rules, pl) for pl in places]
+                     for seat, places in sorted(game.finishes.items())},
+        "history": history_to_json(rules, game.history),
+        "extra": _jsonify(game.extra),
+    }
+
+
+def game_from_json(obj: dict) -> Game:
+    from .actions import Finish
+    from .codec import parse_placement
+    spec = RuleSpec.from_json(obj["rules"])
+    rules = compile_rules(spec, obj["players"])
+    game = Game(rules, obj["seed"])
+    game.reserve = _counts(rules, obj["reserve"])
+    game.decks = [_cards(rules, obj["decks"]["white"]), _cards(rules, obj["decks"]["black"])]
+    game.rows = [_cards(rules, obj["rows"]["white"]), _cards(rules, obj["rows"]["black"])]
+    game.players = []
+    for po in obj["seats"]:
+        p = PlayerState(len(rules.shapes))
+        p.supply = _counts(rules, po["supply"])
+        for u in po["unfinished"]:
+            card = rules.puzzle_index[u["puzzle"]]
+            pz = PuzzleInPlay(card)
+            for piece in u["pieces"]:
+                pl = parse_placement(rules, {"puzzle": u["puzzle"], **piece})
+                pz.placed.append(pl.placement)
+                pz.filled |= g_mask(rules, pl.placement)
+            p.unfinished.append(pz)
+        p.completed = _cards(rules, po["completed"])
+        p.finish_pieces = po["finish_pieces"]
+        p.locked = po["locked"]
+        p.forfeited = po["forfeited"]
+        p.extra = po.get("extra") or {}
+        game.players.append(p)
+    game.seat = obj["seat"]
+    game.actions_left = obj["actions_left"]
+    game.master_used = obj["master_used"]
+    game.round = obj["round"]
+    game.end_triggered = obj["end_triggered"]
+    game.final_round = obj["final_round"]
+    game.phase = PHASE_NAMES.index(obj["phase"])
+    game.adjudicated = obj["adjudicated"]
+    game.pending = _cards(rules, obj["pending"])
+    game.decision = obj["decision"]
+    game.finishes = {int(seat): tuple(parse_placement(rules, pl) for pl in places)
+                     for seat, places in obj["finishes"].items()}
+    game.history = []
+    for entry in obj["history"]:
+        if entry.get("forfeit"):
+            game.history.append((entry["seat"], None))
+        else:
+            game.history.append((entry["seat"], action_from_json(rules, entry["action"])))
+    game.extra = obj.get("extra") or {}
+    rules.restore_hook(game) if getattr(rules, "restore_hook", None) else None
+    return game
+
+
+def g_mask(rules, placement: int) -> int:
+    return rules.geometry.placement_mask[placement]
