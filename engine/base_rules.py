@@ -21,6 +21,7 @@ from .errors import IllegalAction
 from .game import PuzzleInPlay
 
 _CACHE_LIMIT = 400_000
+_SHARED: dict = {}
 
 
 def install(rs) -> None:
@@ -46,8 +47,15 @@ def install(rs) -> None:
     rs.level1_shape = o1[0] if o1 else -1
     rs.reward_shape = [rs.shape_index.get(p.reward, -1) for p in rs.puzzles]
     rs.take_actions = [[TakePuzzle(c, s) for s in range(rs.row_size)] for c in (WHITE, BLACK)]
-    rs.upgrade_cache = {}
-    rs.place_cache = {}
+    rs.all_takes = rs.take_actions[WHITE] + rs.take_actions[BLACK]
+
+
+def finalize(rs) -> None:
+    """After the variants: attach the enumeration caches. They are shared by every ruleset
+    with the same cards, shapes and upgrade limit (so by every game of a tournament); their
+    keys hold card and shape indices, which mean the same in all such rulesets."""
+    key = (tuple(p.id for p in rs.puzzles), rs.shapes, rs.upgrade_max_level)
+    rs.upgrade_cache, rs.place_cache, rs.shape_place_cache = _SHARED.setdefault(key, ({}, {}, {}))
 
 
 # ---------------------------------------------------------------- setup (R1)
@@ -184,13 +192,27 @@ def _check_placement(rs, p, pz, placement: int, used: int = 0) -> int:
 
 def apply_place(game, a: Place) -> None:
     rs = game.rules
-    p = _player(game)
-    pz = _find_puzzle(p, a.puzzle, rs)
-    m = _check_placement(rs, p, pz, a.placement)
-    p.supply[rs.geometry.placement_shape[a.placement]] -= 1
+    p = game.players[game.seat]
+    card = a.puzzle
+    for pz in p.unfinished:
+        if pz.card == card:
+            break
+    else:
+        _find_puzzle(p, card, rs)  # raises with the reason
+    placement = a.placement
+    g = rs.geometry
+    try:
+        s = g.placement_shape[placement]
+        m = g.placement_mask[placement]
+    except (IndexError, TypeError):
+        raise IllegalAction("R14", f"unknown placement {placement!r}") from None
+    recess = rs.recess[card]
+    if p.supply[s] <= 0 or m & pz.filled or m & ~recess or placement < 0:
+        _check_placement(rs, p, pz, placement)  # raises with the reason
+    p.supply[s] -= 1
     pz.filled |= m
-    pz.placed.append(a.placement)
-    game.action_done(pz.filled == rs.recess[pz.card])
+    pz.placed.append(placement)
+    game.action_done(pz.filled == recess)
 
 
 def check_placement_set(rs, p, placements, one_per_puzzle: bool, rule: str) -> None:
@@ -244,14 +266,13 @@ def apply_finish(game, a: Finish) -> None:
 
 
 # ---------------------------------------------------------------- enumeration
-def _owned(counts) -> int:
-    m = 0
-    bit = 1
-    for c in counts:
-        if c:
-            m |= bit
-        bit <<= 1
-    return m
+#: bytes.translate table: count -> 1 if any, so ``bytes(counts).translate(_ANY)`` is the
+#: set of shapes present, as a hashable key built at C speed.
+_ANY = bytes([0] + [1] * 255)
+
+
+def _owned(counts) -> bytes:
+    return bytes(counts).translate(_ANY)
 
 
 def legal_actions(game) -> list:
@@ -260,21 +281,21 @@ def legal_actions(game) -> list:
         return game.rules.decision_options[game.phase](game)
     rs = game.rules
     p = game.players[game.seat]
-    out = []
     if len(p.unfinished) < rs.max_unfinished:
-        for color in (WHITE, BLACK):
-            row = game.rows[color]
-            acts = rs.take_actions[color]
-            for slot, card in enumerate(row):
-                if card >= 0:
-                    out.append(acts[slot])
+        white, black = game.rows
+        if -1 in white or -1 in black:
+            out = [rs.take_actions[c][slot] for c in (WHITE, BLACK) for slot, card in enumerate(game.rows[c]) if card >= 0]
+        else:
+            out = rs.all_takes[:]
         if rs.take_checks:
             out = _filter_takes(game, out)
+    else:
+        out = []
     reserve = game.reserve
     if rs.level1_shape >= 0 and reserve[rs.level1_shape]:
         out.append(TAKE_PIECE)
-    owned = _owned(p.supply)
-    key = (owned, _owned(reserve))
+    owned = bytes(p.supply).translate(_ANY)
+    key = (owned, bytes(reserve).translate(_ANY))
     ups = rs.upgrade_cache.get(key)
     if ups is None:
         ups = _upgrades(rs, owned, reserve)
@@ -292,8 +313,9 @@ def legal_actions(game) -> list:
                 cache.clear()
             cache[key] = places
         out.extend(places)
-    for gen in rs.extra_generators:
-        gen(game, out)
+    if rs.extra_generators:
+        for gen in rs.extra_generators:
+            gen(game, out)
     out.append(PASS)
     return out
 
@@ -313,18 +335,27 @@ def _filter_takes(game, actions):
 def _upgrades(rs, owned: int, reserve) -> tuple:
     out = []
     for give in range(len(rs.shapes)):
-        if owned >> give & 1:
+        if owned[give]:
             out.extend(Upgrade(give, t) for t in upgrade_targets(rs, reserve, give))
     return tuple(out)
 
 
-def _places(rs, card: int, filled: int, owned: int) -> tuple:
-    empty = rs.recess[card] & ~filled
-    g = rs.geometry
+def _places(rs, card: int, filled: int, owned: bytes) -> tuple:
+    """Place actions on ``card`` with ``filled`` cells for the ``owned`` shapes; built from
+    a second cache per (card, shape, filled) so a miss seldom creates new tuples."""
     out = []
-    for s in range(len(rs.shapes)):
-        if owned >> s & 1:
-            out.extend(Place(card, pid) for pid in g.fits(s, empty))
+    cache = rs.shape_place_cache
+    for s, have in enumerate(owned):
+        if have:
+            key = (card, s, filled)
+            acts = cache.get(key)
+            if acts is None:
+                empty = rs.recess[card] & ~filled
+                acts = tuple(Place(card, pid) for pid in rs.geometry.fits(s, empty))
+                if len(cache) > _CACHE_LIMIT:
+                    cache.clear()
+                cache[key] = acts
+            out.extend(acts)
     return tuple(out)
 
 

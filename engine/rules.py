@@ -12,6 +12,7 @@ per-decision hot path pays nothing for the plugin system.
 from __future__ import annotations
 
 import copy
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -249,11 +250,13 @@ class Ruleset:
         self.extra_state: dict[str, Any] = {}
 
 
+@lru_cache(maxsize=128)
 def compile_rules(spec: RuleSpec, players: int) -> Ruleset:
     """Validate ``spec`` for ``players`` seats and compose the base rules with its variants.
 
     Raises :class:`ParameterError` for an unknown variant or parameter, an impossible
-    value, or a player count the rules do not support.
+    value, or a player count the rules do not support. Compiled rulesets are cached: a
+    ruleset holds no game state, so every game under the same rules shares one.
     """
     from . import base_rules, variants  # late: variants import the core
 
@@ -287,6 +290,7 @@ def compile_rules(spec: RuleSpec, players: int) -> Ruleset:
         raise ParameterError(
             f"R1: rules {spec.label()} are for {ruleset.min_players}-{ruleset.max_players} players, not {players}")
     _check_counts(ruleset)
+    base_rules.finalize(ruleset)
     return ruleset
 
 

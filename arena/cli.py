@@ -1,0 +1,156 @@
+"""``arena``: the command line. This file holds only the commands; the work is elsewhere.
+
+Every command turns the arena's and the engine's errors into one sentence on stderr and a
+non-zero exit code (2 for bad input), never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from engine import EngineError
+
+from .errors import ArenaError, UsageError
+
+app = typer.Typer(
+    name="arena",
+    help=(
+        "Project L bot arena: play games between bots, replay them, and measure the engine.\n\n"
+        "Bots are named (see `arena bots`) or given as commands; rules are the base game plus "
+        "variants (see `arena variants`). Every command prints a sentence and exits non-zero "
+        "on bad input."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+bench_app = typer.Typer(help="Benchmarks that print measured figures.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+
+def fail(message: str, code: int = 1) -> None:
+    """Print ``message`` on stderr and exit with ``code``."""
+    typer.echo(f"arena: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def guarded(fn):
+    """Turn the arena's and the engine's errors into a sentence and an exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ArenaError as exc:
+            fail(str(exc), exc.exit_code)
+        except EngineError as exc:
+            fail(str(exc), 2)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+
+    return wrapper
+
+
+def command(*args, **kwargs):
+    """``@app.command`` with :func:`guarded` error handling."""
+
+    def deco(fn):
+        return app.command(*args, **kwargs)(guarded(fn))
+
+    return deco
+
+
+def emit_json(obj) -> None:
+    typer.echo(json.dumps(obj, sort_keys=True))
+
+
+@command("cards")
+def cards_cmd(
+    card_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A card id (W07, B12, GW03) to draw."),
+    card_set_name: str = typer.Option("base", "--set", help="Card set to list: base or ghost."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """List the puzzle cards, or draw one card as a 5x5 grid."""
+    from engine.cards import card_set
+
+    from .render import puzzle_rows
+    from engine import RuleSpec, compile_rules
+
+    if card_id is not None:
+        for name in ("base", "ghost"):
+            cs = card_set(name)
+            for p in cs.puzzles:
+                if p.id.upper() == card_id.upper():
+                    if as_json:
+                        emit_json({"id": p.id, "color": p.color, "points": p.points, "reward": p.reward,
+                                   "shape": list(p.rows), "cells": p.size})
+                        return
+                    typer.echo(f"{p.id}  {p.color}, {p.points} points, reward {p.reward}, {p.size} cells")
+                    for row in p.rows:
+                        typer.echo("  " + " ".join(row))
+                    return
+        raise UsageError(f"no card {card_id!r} (ids look like W07, B12, GW03; see `arena cards`)")
+    cs = card_set(card_set_name)
+    if as_json:
+        emit_json([{"id": p.id, "color": p.color, "points": p.points, "reward": p.reward, "cells": p.size}
+                   for p in cs.puzzles])
+        return
+    typer.echo(f"{cs.name}: {len(cs.puzzles)} puzzles, shapes " + " ".join(s.name for s in cs.shapes))
+    typer.echo(f"{'id':5} {'color':5} {'points':>6} {'reward':>6} {'cells':>5}")
+    for p in cs.puzzles:
+        typer.echo(f"{p.id:5} {p.color:5} {p.points:>6} {p.reward:>6} {p.size:>5}")
+
+
+@command("replay")
+def replay_cmd(
+    path: Path = typer.Argument(..., help="A replay file written by `arena play --replay`."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only check that the replay reproduces."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Colour the pieces (default: if a terminal)."),
+) -> None:
+    """Re-simulate a saved game, print it turn by turn, and fail if it does not reproduce."""
+    from .replay_view import show_replay
+
+    show_replay(path, quiet=quiet, color=color)
+
+
+@bench_app.command("engine")
+@guarded
+def bench_engine_cmd(
+    games: int = typer.Option(40, "--games", min=1, help="Recorded greedy games to replay."),
+    rules: str = typer.Option("", "--rules", help="Variants, comma-separated (default: base rules)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Engine decisions per second and legal-action listing time, on one core."""
+    from engine import RuleSpec
+
+    from .bench import bench_engine
+
+    spec = RuleSpec.make([v for v in rules.split(",") if v])
+    result = bench_engine(games=games, spec=spec)
+    if as_json:
+        emit_json(result)
+        return
+    typer.echo(f"rules {result['rules']}: {result['decisions']} decisions from {result['games']} greedy games")
+    typer.echo(f"  engine decisions/s (list + apply): {result['decisions_per_s']:,.0f}")
+    typer.echo(f"  same, caches cold:                 {result['cold_decisions_per_s']:,.0f}")
+    typer.echo(f"  legal-action listing, median:      {result['enumerate_us_median']:.2f} us")
+    typer.echo(f"  random-vs-random games/s:          {result['random_games_per_s']:,.1f}")
+
+
+from . import cli_play  # noqa: E402,F401  (registers `arena play`)
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
