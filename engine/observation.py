@@ -56,3 +56,49 @@ def observation(game, seat: int) -> dict:
     for hook in rules.observe_hooks:
         hook(game, seat, obs)
     return obs
+
+
+def game_from_observation(obs: dict):
+    """A :class:`~engine.game.Game` a bot can search from, rebuilt from its observation.
+
+    What the seat cannot see is left unknown: deck contents become placeholders (-1, an
+    empty slot if drawn) of the right length, and hidden completed piles become empty
+    lists. ``legal_actions()`` and ``apply()`` for the seat to move are exact.
+    """
+    from .actions import PHASE_NAMES
+    from .game import Game, PlayerState, PuzzleInPlay
+    from .rules import RuleSpec, compile_rules
+
+    rules = compile_rules(RuleSpec.from_json(obs["rules"]), obs["players"])
+    g = rules.geometry
+    game = Game(rules, None)
+    game.reserve = [obs["reserve"].get(s.name, 0) for s in rules.shapes]
+    game.decks = [[-1] * obs["decks"]["white"], [-1] * obs["decks"]["black"]]
+    game.rows = [[rules.puzzle_index[x] if x is not None else -1 for x in obs["rows"][c]] for c in ("white", "black")]
+    game.players = []
+    for entry in obs["seats"]:
+        p = PlayerState(len(rules.shapes))
+        for name, n in entry["supply"].items():
+            p.supply[rules.shape_index[name]] = n
+        for u in entry["unfinished"]:
+            pz = PuzzleInPlay(rules.puzzle_index[u["puzzle"]])
+            for piece in u["pieces"]:
+                s = rules.shape_index[piece["piece"]]
+                pid = g.placement_of(s, piece["cells"])
+                pz.placed.append(pid)
+                pz.filled |= g.placement_mask[pid]
+            p.unfinished.append(pz)
+        p.completed = [rules.puzzle_index[c] for c in entry.get("completed", [])]
+        p.forfeited = entry["forfeited"]
+        game.players.append(p)
+    game.seat = obs["to_move"] if obs["to_move"] >= 0 else obs["seat"]
+    game.actions_left = obs["actions_left"]
+    game.master_used = obs["master_used"]
+    game.round = obs["round"]
+    game.end_triggered = obs["end_triggered"]
+    game.final_round = obs["final_round"] or 0
+    game.phase = PHASE_NAMES.index(obs["phase"])
+    game.decision = obs.get("decision")
+    for hook in rules.restore_hooks:
+        hook(game, obs)
+    return game

@@ -200,6 +200,10 @@ class Ruleset:
     - ``observe_hooks``: ``fn(game, seat, obs)`` edit a seat's observation.
     - ``scores_visible``: whether seats see each other's completed piles and scores (R10).
     - ``rank_key``: ``fn(game, seat, key) -> key`` adjusts the R7.2 ranking key.
+    - ``restore_hooks``: ``fn(game, obs)`` restore variant state when a bot rebuilds a
+      game from its observation (:func:`engine.observation.game_from_observation`).
+    - ``event_filter``: ``fn(game, viewer, event) -> event | None`` hides what ``viewer``
+      may not see of another seat's action (see :mod:`engine.events`).
     - ``enumerate`` / ``enumerate_master`` / ``enumerate_finish``: legal-action listing.
     - ``decision_options``: phase -> ``fn(game) -> list`` of options of an open decision.
     """
@@ -240,6 +244,8 @@ class Ruleset:
         self.observe_hooks: list[Callable] = []
         self.scores_visible = True
         self.rank_key: Callable | None = None
+        self.event_filter: Callable | None = None
+        self.restore_hooks: list[Callable] = []
         self.enumerate: Callable = None  # type: ignore[assignment]
         self.enumerate_master: Callable = None  # type: ignore[assignment]
         self.enumerate_finish: Callable = None  # type: ignore[assignment]

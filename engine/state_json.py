@@ -141,7 +141,6 @@ def game_from_json(obj: dict) -> Game:
         else:
             game.history.append((entry["seat"], action_from_json(rules, entry["action"])))
     game.extra = obj.get("extra") or {}
-    rules.restore_hook(game) if getattr(rules, "restore_hook", None) else None
     return game
 
 

@@ -1,0 +1,38 @@
+"""Public events: what each seat may learn of the others' actions.
+
+The protocol sends every seat the events since its previous request, so a bot can follow
+the game without an engine of its own. An event is ``{"seat": s, "action": <R14 JSON>}``
+(or ``{"seat": s, "forfeit": true}``). A rule set may hide parts of an event from other
+seats through ``Ruleset.event_filter``; the finishing touches of other seats are never
+shown before the game is over (R6.1).
+"""
+
+from __future__ import annotations
+
+from .actions import Finish
+from .codec import to_json
+
+
+def events_since(game, viewer: int, start: int) -> tuple[list[dict], int]:
+    """Events of ``game.history[start:]`` as ``viewer`` may see them, and the next start."""
+    rules = game.rules
+    out = []
+    history = game.history
+    end = len(history)
+    hide_finish = not game.is_over
+    for i in range(start, end):
+        seat, action = history[i]
+        if action is None:
+            out.append({"seat": seat, "forfeit": True})
+            continue
+        if seat != viewer and hide_finish and type(action) is Finish:
+            out.append({"seat": seat, "action": {"type": "finish", "hidden": True}})
+            continue
+        event = {"seat": seat, "action": to_json(rules, action)}
+        filt = rules.event_filter
+        if filt is not None and seat != viewer:
+            event = filt(game, viewer, event)
+            if event is None:
+                continue
+        out.append(event)
+    return out, end
