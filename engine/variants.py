@@ -1,27 +1,131 @@
-"""Variant resolution (filled in by the plugin system)."""
+"""Variants: the plugin manager for rule hooks, and the variant registry.
+
+Built-in variants are the modules of the ``plugins`` package; third-party variants are
+modules or objects published under the ``arena`` entry-point group. Both register through
+the same hooks (:mod:`engine.hookspecs`). The host (``arena``) adds its own hook
+specifications to the same manager (:func:`plugin_manager`).
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
 from .errors import ParameterError
 
-
-def resolve(names):
-    if names:
-        raise ParameterError(f"unknown variant {names[0]!r}")
-    return []
+PROJECT = "arena"
 
 
-def param_specs(plugin):
-    return []
+@dataclass(frozen=True)
+class Variant:
+    """A rule variant: its name, description, parameters and compatibility.
+
+    ``params`` are :class:`engine.rules.ParamSpec` of the variant's own parameters
+    (named ``variant.param`` or plain names); ``overrides`` change base defaults (solo's
+    ``reserve_per_shape`` = 15); ``incompatible`` names variants it cannot be combined
+    with; ``requires`` names variants it needs.
+    """
+
+    name: str
+    description: str
+    params: tuple = ()
+    overrides: dict = field(default_factory=dict)
+    incompatible: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+    plugin: Any = None
 
 
-def default_overrides(plugin):
-    return {}
+_PM: pluggy.PluginManager | None = None
+_VARIANTS: dict[str, Variant] = {}
 
 
-def card_sets(plugin):
-    return []
+def plugin_manager() -> pluggy.PluginManager:
+    """The one plugin manager of the project (created and loaded on first use)."""
+    global _PM
+    if _PM is None:
+        pm = pluggy.PluginManager(PROJECT)
+        pm.add_hookspecs(hookspecs)
+        _PM = pm
+        try:
+            import plugins as builtin
+            for info in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
+                if not info.name.startswith("_"):
+                    module = importlib.import_module(f"plugins.{info.name}")
+                    pm.register(module, name=f"plugins.{info.name}")
+        except ImportError:
+            pass
+        pm.load_setuptools_entrypoints(PROJECT)
+        _collect(pm)
+    return _PM
 
 
-def configure(plugin, ruleset):
-    pass
+def _collect(pm: pluggy.PluginManager) -> None:
+    _VARIANTS.clear()
+    for plugin in pm.get_plugins():
+        impl = getattr(plugin, "arena_rules_variants", None)
+        if impl is None:
+            continue
+
+        def register(variant: Variant, _plugin=plugin) -> None:
+            if not isinstance(variant, Variant):
+                raise ParameterError(f"plugin {pm.get_name(_plugin)} registered {variant!r}, not a Variant")
+            if variant.name in _VARIANTS:
+                raise ParameterError(f"variant {variant.name!r} is registered twice "
+                                     f"({pm.get_name(_VARIANTS[variant.name].plugin)} and {pm.get_name(_plugin)})")
+            _VARIANTS[variant.name] = Variant(**{**variant.__dict__, "plugin": _plugin})
+
+        impl(register=register)
+
+
+def available() -> dict[str, Variant]:
+    """Every registered variant by name."""
+    plugin_manager()
+    return dict(_VARIANTS)
+
+
+def resolve(names) -> list[Variant]:
+    """The variants ``names``, checked for existence, duplicates and compatibility."""
+    known = available()
+    out = []
+    for name in names:
+        if name not in known:
+            listing = ", ".join(sorted(known)) or "none installed"
+            raise ParameterError(f"R8: unknown variant {name!r} (variants: {listing})")
+        if any(v.name == name for v in out):
+            raise ParameterError(f"R8: variant {name!r} is named twice")
+        out.append(known[name])
+    chosen = {v.name for v in out}
+    for v in out:
+        for other in v.incompatible:
+            if other in chosen:
+                raise ParameterError(f"R8: variant {v.name!r} cannot be combined with {other!r}")
+        for need in v.requires:
+            if need not in chosen:
+                raise ParameterError(f"R8: variant {v.name!r} needs variant {need!r}")
+    return out
+
+
+def param_specs(variant: Variant):
+    return variant.params
+
+
+def default_overrides(variant: Variant) -> dict:
+    return dict(variant.overrides)
+
+
+def card_sets(variant: Variant, params: dict | None = None) -> list[str]:
+    impl = getattr(variant.plugin, "arena_rules_card_sets", None)
+    if impl is None:
+        return []
+    return list(impl(variant=variant.name, ruleset_params=params or {}) or [])
+
+
+def configure(variant: Variant, ruleset) -> None:
+    impl = getattr(variant.plugin, "arena_rules_configure", None)
+    if impl is not None:
+        impl(variant=variant.name, ruleset=ruleset)
