@@ -1,17 +1,37 @@
-"""Shared fixtures."""
+"""Shared fixtures and helpers for the rule tests.
+
+Most tests build precise states with explicit deals (decks top first) and by applying
+actions in R14 JSON. Where a state cannot be reached quickly through play (a player who
+owns an ``L4``, an empty reserve), the helpers below set it up through the game's public
+attributes (``game.players[s].supply``, ``game.reserve``); each says so in its docstring.
+"""
 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
-from engine import Game, RuleSpec
+from engine import Game, IllegalAction, RuleSpec, action_from_json
+
+#: White cards with small recesses, handy for rule tests (cells of each recess).
+W09 = [[2, 2], [3, 2]]          # I2 upright, 1 point, reward O1
+W22 = [[2, 2], [3, 2]]          # I2 upright, 0 points, reward I2
+W10 = [[1, 2], [2, 2], [3, 2]]  # I3 upright, 1 point, reward I2
+W27 = [[2, 1], [2, 2], [2, 3]]  # I3 flat, 0 points, reward I3
+W24 = [[2, 1], [3, 1], [3, 2]]  # L3, 0 points, reward L3
+W31 = [[2, 1], [2, 2], [3, 1], [3, 2]]  # O4, 0 points, reward O4
+
+#: A white deck that puts those cards in the row first (slots 0-3), then a few more.
+SMALL_WHITES = ["W09", "W22", "W10", "W27", "W24", "W31", "W23", "W11"]
+#: Five black cards: four go to the row, one stays in the deck.
+FIVE_BLACKS = ["B13", "B14", "B15", "B16", "B17"]
 
 
 @pytest.fixture
 def new_game():
-    """``new_game(players=2, seed=0, rules=None, deal=None, **params)`` -> Game."""
+    """``new_game(players=2, seed=0, variants=(), deal=None, **params)`` -> Game."""
 
     def make(players=2, seed=0, variants=(), deal=None, **params):
         return Game.new(RuleSpec.make(variants, params), players, seed, deal)
@@ -28,3 +48,96 @@ def play_out(game, policies, seed=0, limit=100_000):
         s = game.to_move()
         game.apply(policies[s].choose(game, rng))
     raise AssertionError("game did not end")
+
+
+def dealt(players=2, white=SMALL_WHITES, black=FIVE_BLACKS, seed=0, **params) -> Game:
+    """A base game with an explicit deal (both decks top first) and parameter overrides."""
+    return Game.new(RuleSpec.make((), params), players, seed, {"white": list(white), "black": list(black)})
+
+
+def act(game, obj: dict) -> None:
+    """Apply an action given as R14 JSON."""
+    game.apply(action_from_json(game.rules, obj))
+
+
+def place(game, puzzle: str, piece: str, cells) -> None:
+    """Apply a ``place`` action."""
+    act(game, {"type": "place", "puzzle": puzzle, "piece": piece, "cells": cells})
+
+
+def take(game, color: str, slot: int) -> None:
+    """Apply a ``take_puzzle`` action."""
+    act(game, {"type": "take_puzzle", "color": color, "slot": slot})
+
+
+def pass_turn(game) -> None:
+    """Apply ``pass``: the seat to move ends its turn."""
+    act(game, {"type": "pass"})
+
+
+def pass_until_seat(game, seat: int) -> None:
+    """Everyone passes until ``seat`` is to move (at the start of its turn)."""
+    for _ in range(100):
+        if game.to_move() == seat:
+            return
+        pass_turn(game)
+    raise AssertionError(f"seat {seat} never came to move")
+
+
+def shape(game, name: str) -> int:
+    """Index of the shape called ``name``."""
+    return game.rules.shape_index[name]
+
+
+def supply(game, seat: int) -> dict[str, int]:
+    """A seat's supply as ``{shape name: count}`` (zero counts left out)."""
+    return {game.rules.shapes[i].name: n for i, n in enumerate(game.players[seat].supply) if n}
+
+
+def reserve(game, name: str) -> int:
+    """How many ``name`` pieces the reserve holds."""
+    return game.reserve[shape(game, name)]
+
+
+def give_pieces(game, seat: int, pieces: dict[str, int]) -> None:
+    """Set-up helper, through the public attributes: move pieces from the reserve to a
+    seat's supply (``{"L4": 2}``). Pieces stay conserved."""
+    for name, n in pieces.items():
+        s = shape(game, name)
+        assert game.reserve[s] >= n, f"the reserve has only {game.reserve[s]} {name}"
+        game.reserve[s] -= n
+        game.players[seat].supply[s] += n
+
+
+def set_reserve(game, pieces: dict[str, int]) -> None:
+    """Set-up helper, through the public attributes: set reserve counts directly
+    (``{"I2": 0}``). This does not conserve pieces; use it only to test stock rules."""
+    for name, n in pieces.items():
+        game.reserve[shape(game, name)] = n
+
+
+def rejects(game, action, rule: str) -> IllegalAction:
+    """Assert that ``action`` (a compact action or R14 JSON) is rejected citing ``rule``
+    (a rule number, or a regex such as ``R3\\.[56]``) and leaves the state exactly equal."""
+    before = game.to_json()
+    with pytest.raises(IllegalAction) as info:
+        game.apply(action_from_json(game.rules, action) if isinstance(action, dict) else action)
+    message = str(info.value)
+    assert re.match(rf"({rule}): \S", message), f"{message!r} does not cite {rule}"
+    assert game.to_json() == before, "a rejected action changed the state"
+    return info.value
+
+
+def start_finish(game) -> None:
+    """Pass every turn until the finishing touches begin (the end must be reachable)."""
+    for _ in range(10_000):
+        if game.phase_name != "action":
+            return
+        pass_turn(game)
+    raise AssertionError("the finishing touches never began")
+
+
+def is_listed(game, action) -> bool:
+    """Whether ``action`` is in ``game.legal_actions()``, comparing the type too: action
+    tuples of different types with equal fields compare equal (``TakePiece() == Pass()``)."""
+    return any(type(a) is type(action) and a == action for a in game.legal_actions())
