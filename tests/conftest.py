@@ -141,3 +141,18 @@ def is_listed(game, action) -> bool:
     """Whether ``action`` is in ``game.legal_actions()``, comparing the type too: action
     tuples of different types with equal fields compare equal (``TakePiece() == Pass()``)."""
     return any(type(a) is type(action) and a == action for a in game.legal_actions())
+
+
+def set_player(game, seat: int, completed=(), finish_pieces: int = 0, supply_counts=None, locked: int = 0) -> None:
+    """Set-up helper, through the public attributes, for scoring and ranking tests: a seat's
+    completed pile (card ids), finishing-touch pieces, supply (``{name: count}``, replacing
+    it) and pieces locked on puzzles completed in the finishing touches. Pieces and cards
+    are not conserved; use it only where the ranking or the score is the point."""
+    p = game.players[seat]
+    p.completed = [game.rules.puzzle_index[c] for c in completed]
+    p.finish_pieces = finish_pieces
+    p.locked = locked
+    if supply_counts is not None:
+        p.supply = [0] * len(game.rules.shapes)
+        for name, n in supply_counts.items():
+            p.supply[shape(game, name)] = n
