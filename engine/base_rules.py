@@ -55,7 +55,8 @@ def finalize(rs) -> None:
     with the same cards, shapes and upgrade limit (so by every game of a tournament); their
     keys hold card and shape indices, which mean the same in all such rulesets."""
     key = (tuple(p.id for p in rs.puzzles), rs.shapes, rs.upgrade_max_level)
-    rs.upgrade_cache, rs.place_cache, rs.shape_place_cache = _SHARED.setdefault(key, ({}, {}, {}))
+    rs.upgrade_cache, rs.place_cache, rs.card_placements, rs.owned_cache = _SHARED.setdefault(key, ({}, {}, {}, {}))
+    rs.caches.extend((rs.upgrade_cache, rs.place_cache, rs.card_placements, rs.owned_cache))
 
 
 # ---------------------------------------------------------------- setup (R1)
@@ -132,13 +133,15 @@ def apply_take_piece(game, a) -> None:
 
 
 def upgrade_targets(rs, reserve, give: int) -> list[int]:
-    """R3.3/R3.4: shapes ``give`` may become: the lowest higher level in stock (up to
-    ``upgrade_max_level``), or any other shape of the same or a lower level in stock."""
+    """R3.3/R3.4: shapes ``give`` may become: the lowest higher level in stock, or any
+    other shape of the same or a lower level in stock — never above ``upgrade_max_level``
+    (regular upgrades never reach level 5, R11.2: ghosts come only from puzzles)."""
     level = rs.shape_level
+    top = rs.upgrade_max_level
     lv = level[give]
-    higher = [level[s] for s in range(len(level)) if reserve[s] > 0 and lv < level[s] <= rs.upgrade_max_level]
+    higher = [level[s] for s in range(len(level)) if reserve[s] > 0 and lv < level[s] <= top]
     target = min(higher) if higher else None
-    return [s for s in range(len(level)) if reserve[s] > 0 and s != give
+    return [s for s in range(len(level)) if reserve[s] > 0 and s != give and level[s] <= top
             and (level[s] <= lv or level[s] == target)]
 
 
@@ -287,8 +290,6 @@ def legal_actions(game) -> list:
             out = [rs.take_actions[c][slot] for c in (WHITE, BLACK) for slot, card in enumerate(game.rows[c]) if card >= 0]
         else:
             out = rs.all_takes[:]
-        if rs.take_checks:
-            out = _filter_takes(game, out)
     else:
         out = []
     reserve = game.reserve
@@ -303,60 +304,66 @@ def legal_actions(game) -> list:
             rs.upgrade_cache.clear()
         rs.upgrade_cache[key] = ups
     out.extend(ups)
-    cache = rs.place_cache
-    for pz in p.unfinished:
-        key = (pz.card, pz.filled, owned)
-        places = cache.get(key)
-        if places is None:
-            places = _places(rs, pz.card, pz.filled, owned)
-            if len(cache) > _CACHE_LIMIT:
-                cache.clear()
-            cache[key] = places
-        out.extend(places)
+    if p.unfinished:
+        shapes = rs.owned_cache.get(owned)
+        if shapes is None:
+            shapes = rs.owned_cache[owned] = tuple(i for i, have in enumerate(owned) if have)
+        cache = rs.place_cache
+        for pz in p.unfinished:
+            per_shape = cache.get((pz.card, pz.filled))
+            if per_shape is None:
+                per_shape = _per_shape(rs, pz.card, pz.filled)
+            for s in shapes:
+                out += per_shape[s]
     if rs.extra_generators:
         for gen in rs.extra_generators:
             gen(game, out)
     out.append(PASS)
+    if rs.action_filters:
+        for filt in rs.action_filters:
+            out = filt(game, out)
     return out
 
 
-def _filter_takes(game, actions):
-    keep = []
-    for a in actions:
-        try:
-            for check in game.rules.take_checks:
-                check(game, a, game.rows[a.color][a.slot])
-        except IllegalAction:
-            continue
-        keep.append(a)
-    return keep
-
-
-def _upgrades(rs, owned: int, reserve) -> tuple:
+def _upgrades(rs, owned: bytes, reserve) -> tuple:
+    """Every upgrade/exchange of an owned shape (R3.3/R3.4), for the reserve's stock."""
+    level = rs.shape_level
+    top = rs.upgrade_max_level
+    stocked = [s for s in range(len(level)) if reserve[s] > 0 and level[s] <= top]
+    levels = sorted({level[s] for s in stocked})
     out = []
-    for give in range(len(rs.shapes)):
-        if owned[give]:
-            out.extend(Upgrade(give, t) for t in upgrade_targets(rs, reserve, give))
+    for give, have in enumerate(owned):
+        if have:
+            lv = level[give]
+            higher = next((x for x in levels if x > lv), None)
+            out.extend(Upgrade(give, t) for t in stocked if t != give and (level[t] <= lv or level[t] == higher))
     return tuple(out)
+
+
+def _per_shape(rs, card: int, filled: int) -> tuple:
+    """Place actions on ``card`` with ``filled`` cells, one tuple per shape (cached).
+
+    Built from the card's own placements (those inside its recess, found once per card),
+    keeping those clear of the filled cells; the Place tuples are made once per card."""
+    per_card = rs.card_placements.get(card)
+    if per_card is None:
+        g = rs.geometry
+        recess = rs.recess[card]
+        pm = g.placement_mask
+        per_card = rs.card_placements[card] = tuple(
+            tuple((pm[pid], Place(card, pid)) for pid in g.fits(s, recess)) for s in range(len(rs.shapes)))
+    result = tuple(tuple(a for m, a in options if not m & filled) for options in per_card)
+    cache = rs.place_cache
+    if len(cache) > _CACHE_LIMIT:
+        cache.clear()
+    cache[(card, filled)] = result
+    return result
 
 
 def _places(rs, card: int, filled: int, owned: bytes) -> tuple:
-    """Place actions on ``card`` with ``filled`` cells for the ``owned`` shapes; built from
-    a second cache per (card, shape, filled) so a miss seldom creates new tuples."""
-    out = []
-    cache = rs.shape_place_cache
-    for s, have in enumerate(owned):
-        if have:
-            key = (card, s, filled)
-            acts = cache.get(key)
-            if acts is None:
-                empty = rs.recess[card] & ~filled
-                acts = tuple(Place(card, pid) for pid in rs.geometry.fits(s, empty))
-                if len(cache) > _CACHE_LIMIT:
-                    cache.clear()
-                cache[key] = acts
-            out.extend(acts)
-    return tuple(out)
+    """Place actions on ``card`` with ``filled`` cells for the ``owned`` shapes."""
+    per_shape = rs.place_cache.get((card, filled)) or _per_shape(rs, card, filled)
+    return tuple(a for s, have in enumerate(owned) if have for a in per_shape[s])
 
 
 def master_actions(game):

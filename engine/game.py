@@ -381,7 +381,7 @@ class Game:
 
     def result(self) -> dict:
         """The result as plain data: scores, ranking, rounds, adjudicated, forfeits."""
-        return {
+        result = {
             "scores": self.scores(),
             "ranking": self.ranking(),
             "completed": [len(p.completed) for p in self.players],
@@ -389,6 +389,9 @@ class Game:
             "adjudicated": self.adjudicated,
             "forfeited": [p.forfeited for p in self.players],
         }
+        for hook in self.rules.result_hooks:
+            hook(self, result)
+        return result
 
     # ------------------------------------------------------------------ serialisation
     def to_json(self) -> dict:

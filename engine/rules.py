@@ -193,19 +193,25 @@ class Ruleset:
     - ``extra_generators``: ``fn(game, out_list)`` adding variant actions to the legal list.
     - ``setup``: ``fn(game, rng)`` deals the game; ``setup_hooks`` run after it.
     - ``reward``: ``fn(game, player, card)`` gives a completed puzzle's reward (may open a
-      decision); ``take_checks``: ``fn(game, action)`` extra legality checks of takes.
+      decision); ``take_checks``: ``fn(game, action, card)`` extra legality checks of row
+      takes, run when a take is applied.
+    - ``action_filters``: ``fn(game, actions) -> actions`` prune the listed legal actions
+      (keep them cheap: they run at every listing).
     - ``turn_end_hooks``: ``fn(game)`` after each turn (before the next seat moves).
     - ``end_check``: ``fn(game) -> bool`` replaces the base end-of-round logic when set.
     - ``score_penalties``: ``fn(game, seat) -> int`` subtracted at scoring (R7.1).
     - ``observe_hooks``: ``fn(game, seat, obs)`` edit a seat's observation.
     - ``scores_visible``: whether seats see each other's completed piles and scores (R10).
     - ``rank_key``: ``fn(game, seat, key) -> key`` adjusts the R7.2 ranking key.
+    - ``result_hooks``: ``fn(game, result)`` add variant fields to ``Game.result()``.
     - ``restore_hooks``: ``fn(game, obs)`` restore variant state when a bot rebuilds a
       game from its observation (:func:`engine.observation.game_from_observation`).
     - ``event_filter``: ``fn(game, viewer, event) -> event | None`` hides what ``viewer``
       may not see of another seat's action (see :mod:`engine.events`).
     - ``enumerate`` / ``enumerate_master`` / ``enumerate_finish``: legal-action listing.
     - ``decision_options``: phase -> ``fn(game) -> list`` of options of an open decision.
+    - ``caches``: every memo dict a variant keeps on the ruleset, so that
+      :meth:`clear_caches` can empty them.
     """
 
     def __init__(self, spec: RuleSpec, players: int, sets: list[CardSet], params: dict[str, Any],
@@ -238,6 +244,7 @@ class Ruleset:
         self.setup_hooks: list[Callable] = []
         self.reward: Callable | None = None
         self.take_checks: list[Callable] = []
+        self.action_filters: list[Callable] = []
         self.turn_end_hooks: list[Callable] = []
         self.end_check: Callable | None = None
         self.score_penalties: list[Callable] = []
@@ -246,6 +253,7 @@ class Ruleset:
         self.rank_key: Callable | None = None
         self.event_filter: Callable | None = None
         self.restore_hooks: list[Callable] = []
+        self.result_hooks: list[Callable] = []
         self.enumerate: Callable = None  # type: ignore[assignment]
         self.enumerate_master: Callable = None  # type: ignore[assignment]
         self.enumerate_finish: Callable = None  # type: ignore[assignment]
@@ -254,6 +262,12 @@ class Ruleset:
         self.min_players, self.max_players = MIN_PLAYERS, MAX_PLAYERS
         self.reserve_shapes = list(range(len(self.shapes)))
         self.extra_state: dict[str, Any] = {}
+        self.caches: list[dict] = []
+
+    def clear_caches(self) -> None:
+        """Empty every enumeration cache (for benchmarks; the caches only speed things up)."""
+        for cache in self.caches:
+            cache.clear()
 
 
 @lru_cache(maxsize=128)
@@ -285,12 +299,12 @@ def compile_rules(spec: RuleSpec, players: int) -> Ruleset:
     params = {name: specs[name].validate(value, players) for name, value in raw.items()}
     sets = [card_set("base")]
     for plugin in plugins:
-        for name in variants.card_sets(plugin):
+        for name in variants.card_sets(plugin, params):
             sets.append(card_set(name))
     check_rewards(sets)
     ruleset = Ruleset(spec, players, sets, params, specs)
     base_rules.install(ruleset)
-    for plugin in plugins:
+    for plugin in sorted(plugins, key=lambda v: v.priority):
         variants.configure(plugin, ruleset)
     if not ruleset.min_players <= players <= ruleset.max_players:
         raise ParameterError(

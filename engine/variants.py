@@ -28,7 +28,9 @@ class Variant:
     ``params`` are :class:`engine.rules.ParamSpec` of the variant's own parameters
     (named ``variant.param`` or plain names); ``overrides`` change base defaults (solo's
     ``reserve_per_shape`` = 15); ``incompatible`` names variants it cannot be combined
-    with; ``requires`` names variants it needs.
+    with; ``requires`` names variants it needs; variants are configured in order of
+    ``priority`` (then as listed), so one that must see the others' changes (open scores
+    after revised) sets a higher priority.
     """
 
     name: str
@@ -37,6 +39,7 @@ class Variant:
     overrides: dict = field(default_factory=dict)
     incompatible: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
+    priority: int = 0
     plugin: Any = None
 
 
