@@ -4,9 +4,10 @@
 greedy-vs-greedy games is recorded first (untimed); then each is replayed from its seed and
 at every decision the engine lists the legal actions and applies the recorded one — that
 pair is timed. The bots' own thinking is not counted. Random-vs-random complete games per
-second (bot included, it is trivial) are reported beside. The engine's caches are warmed
-first on a different set of games, as they are in any long tournament or experiment;
-``cold_decisions_per_s`` is the same replay with empty caches, for comparison.
+second (bot included, it is trivial) are reported beside. Before each of three timed
+passes the engine's caches are cleared and warmed on a different set of games, as they are
+in any long tournament or experiment; the fastest pass is reported.
+``cold_decisions_per_s`` is one pass with empty caches, for comparison.
 """
 
 from __future__ import annotations
@@ -35,16 +36,17 @@ def bench_engine(games: int = 40, spec: RuleSpec | None = None, random_games: in
     """Decisions per second and median enumeration time on recorded greedy games."""
     spec = spec or RuleSpec()
     recorded = _record_games(spec, games)
+    warmup = _record_games(spec, games, first_seed=10_000)
     rules = compile_rules(spec, 2)
     cold = _time_replays(rules, recorded, clear=True)
-    # Warm the caches the way a long-running experiment has them, on *other* games
-    # (seeds 10000+), so the timed games still meet states the caches have not seen.
-    for seed, actions in _record_games(spec, games, first_seed=10_000):
-        game = Game.new(rules, 2, seed)
-        for a in actions:
-            game.legal_actions()
-            game.apply(a)
-    decisions, total, enum_times = _time_replays(rules, recorded)
+    # Steady state, as in any long tournament or experiment: the caches are cleared and
+    # warmed on *other* games (seeds 10000+) before each timed pass, so the timed games
+    # still meet states the caches have not seen. Best of three passes.
+    passes = []
+    for _ in range(3):
+        _time_replays(rules, warmup, clear=True)
+        passes.append(_time_replays(rules, recorded))
+    decisions, total, enum_times = min(passes, key=lambda r: r[1])
     perf = time.perf_counter
     rng = random.Random(12345)
     t0 = perf()
@@ -68,8 +70,7 @@ def bench_engine(games: int = 40, spec: RuleSpec | None = None, random_games: in
 def _time_replays(rules, recorded, clear: bool = False):
     """Replay ``recorded`` games, timing legal-action listing plus apply per decision."""
     if clear:
-        for cache in (rules.upgrade_cache, rules.place_cache, rules.shape_place_cache):
-            cache.clear()
+        rules.clear_caches()
     enum_times = []
     decisions = 0
     total = 0.0
