@@ -22,6 +22,8 @@ from engine.solver import solve
 
 from .policy import Policy, register
 
+_KNOWN = {Place, Upgrade, TakePiece, Pass, Master}
+
 
 @register
 class GreedyPolicy(Policy):
@@ -75,14 +77,13 @@ class GreedyPolicy(Policy):
             return self._master(game, p, plan, None)
         if plan:
             return plan[max(plan, key=value)]
-        takes = [a for a in legal if type(a) is TakePuzzle]
+        takes = self._takes(game, legal)
         if takes:
-            finishable = [a for a in takes if self._solvable(game, recess[game.rows[a.color][a.slot]], p.supply)]
+            finishable = [(a, card) for a, card in takes if self._solvable(game, recess[card], p.supply)]
             if finishable:
-                return max(finishable, key=lambda a: (value(game.rows[a.color][a.slot]), -a.color, -a.slot))
+                return max(finishable, key=lambda t: value(t[1]))[0]
             if not p.unfinished:
-                return min(takes, key=lambda a: (bin(recess[game.rows[a.color][a.slot]]).count("1"),
-                                                 -points[game.rows[a.color][a.slot]], a.color, a.slot))
+                return min(takes, key=lambda t: (bin(recess[t[1]]).count("1"), -points[t[1]]))[0]
         ups = [a for a in legal if type(a) is Upgrade and rs.shape_level[a.take] > rs.shape_level[a.give]]
         if ups:
             return min(ups, key=lambda a: (rs.shape_level[a.give], -rs.shape_level[a.take], a.give, a.take))
@@ -90,6 +91,27 @@ class GreedyPolicy(Policy):
             if type(a) is TakePiece:
                 return a
         return legal[-1] if isinstance(legal[-1], Pass) else rng.choice(legal)
+
+    def _takes(self, game, legal) -> list:
+        """``(action, card)`` for every action that takes a visible puzzle: row takes, and
+        any variant action (a grid take, say) found by trying it on a copy. Takes of a
+        card not visible before (a blind take) are left out: the bot must not peek."""
+        visible = {c for row in game.rows for c in row if c >= 0}
+        visible.update(c for c in game.extra.get("grid", ()) if c >= 0)
+        out = []
+        seat = game.seat
+        for a in legal:
+            kind = type(a)
+            if kind is TakePuzzle:
+                out.append((a, game.rows[a.color][a.slot]))
+            elif kind not in _KNOWN:
+                trial = game.clone()
+                before = {pz.card for pz in trial.players[seat].unfinished}
+                trial.apply(a)
+                new = [pz.card for pz in trial.players[seat].unfinished if pz.card not in before]
+                if len(new) == 1 and new[0] in visible:
+                    out.append((a, new[0]))
+        return out
 
     def _plan(self, game, p, places) -> dict:
         """For each unfinished puzzle the supply can complete: the biggest piece of one
