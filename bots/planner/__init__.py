@@ -1,0 +1,114 @@
+"""``planner``: a strong reference bot — a puzzle solver, a plan per puzzle, and a beam
+search over the actions of the turn, within the time it is given.
+
+How it plays
+------------
+1. **Puzzle solver** (:mod:`bots.planner.solver`). For every unfinished puzzle it knows
+   whether its supply completes it now and with which placements (exact cover of the
+   empty recess, fewest pieces first), and otherwise which multisets of pieces would
+   complete it and how many actions (exchanges, upgrades, level-1 takes) its supply needs
+   to reach the cheapest of them. Both are memoised per empty mask, so per card and filled
+   state, and shared by all games.
+2. **Evaluation** (:mod:`bots.planner.evaluate`). A position is worth its completed
+   points, plus its capital (supply cells, worth less as the end approaches), plus, for
+   every unfinished puzzle planned in turn against the shared supply, the puzzle's points
+   and reward minus the actions its plan still needs, if the plan fits in the actions the
+   game has left; if not, what the finishing touches can make of it, or the unfinished
+   penalty of rules that have one (R9.5, R12.5). The horizon is exact after the end is
+   triggered (R5.2) and estimated from the black deck before.
+3. **Turn search** (:mod:`bots.planner.search`). Candidate actions are every take,
+   upgrade and exchange, the level-1 take, placements that follow a puzzle's plan, master
+   actions built from the plans of several puzzles (so it uses the master action when it
+   advances two puzzles or more), variant actions of any type (simulated, never
+   special-cased), and pass. A beam search plays the rest of the turn on clones and keeps
+   the first action of the best line; decisions met on the way (reward choice, level-up)
+   are searched the same way. It widens the beam while its clock allows (iterative
+   widening), and answers with the best line found when time is short.
+4. **Finishing touches**: every order of the unfinished puzzles is tried, and a puzzle is
+   completed when its points (doubled when unfinished puzzles cost their points) outweigh
+   the pieces it costs (R6).
+
+It never reads what its seat may not see: before searching it replaces the decks with a
+random order of the cards it has not seen (it reads only deck lengths), and it ignores
+opponents' hidden completed piles. It works on a game rebuilt from an observation.
+
+Time: ``PlannerPolicy(move_ms=...)`` (default 1000 ms per decision); it reads
+``time.perf_counter()`` and stops searching at ``safety`` of its budget.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from engine.actions import ACTION, FINISH
+
+from ..policy import Policy, register
+from .evaluate import Context, Weights, evaluate
+from .search import OutOfTime, TurnSearch, candidates, determinize, finish_touches
+from .solver import PuzzleSolver
+
+__all__ = ["PlannerPolicy", "Weights"]
+
+_SOLVERS: dict = {}
+
+
+def solver_for(rules) -> PuzzleSolver:
+    """One shared solver per set of shapes."""
+    key = rules.shapes
+    solver = _SOLVERS.get(key)
+    if solver is None:
+        solver = _SOLVERS[key] = PuzzleSolver(rules.geometry, rules.shape_level)
+    return solver
+
+
+@register
+class PlannerPolicy(Policy):
+    """The planner (see the module docstring). ``move_ms``: time per decision in ms."""
+
+    name = "planner"
+
+    def __init__(self, move_ms: float = 1000, weights: Weights | None = None, safety: float = 0.6):
+        self.move_ms = move_ms
+        self.weights = weights or Weights()
+        self.safety = safety
+
+    def choose(self, game, rng: random.Random):
+        """The action or decision for the player to move; never mutates ``game``."""
+        start = time.perf_counter()
+        deadline = start + self.move_ms / 1000.0 * self.safety
+        me = game.to_move()
+        solver = solver_for(game.rules)
+        if game.phase == FINISH:
+            return finish_touches(game, solver)
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        root = determinize(game, me, random.Random(rng.random()))
+        ctx = Context(root, me, solver, self.weights, solo="solo" in game.rules.spec.variants)
+        search = TurnSearch(ctx, deadline)
+        width = 3
+        try:
+            while True:
+                search.run(root, width)
+                if width >= 48 or game.phase != ACTION:
+                    break
+                width *= 2
+        except OutOfTime:
+            pass
+        action = search.answer()
+        if action is None:
+            action = max(legal, key=lambda a: _value_after(root, a, ctx)) if time.perf_counter() < deadline else legal[-1]
+        return action
+
+
+def _value_after(root, action, ctx) -> float:
+    c = root.clone()
+    try:
+        c.apply(action)
+    except Exception:  # noqa: BLE001 - an action the search cannot simulate is simply not preferred
+        return float("-inf")
+    return evaluate(c, ctx)
+
+
+__all__ += ["candidates"]

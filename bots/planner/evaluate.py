@@ -1,0 +1,139 @@
+"""The planner's evaluation: a position's worth to one seat, in points.
+
+``value = completed points + Σ planned puzzles + capital``:
+
+- **Capital**: every cell of the supply is worth ``cell`` points while the game has more
+  than ``decay_turns`` turns to go, falling to 0 at the end (pieces are the engine: a cell
+  is reused puzzle after puzzle, but only while there is time to use it).
+- **Planned puzzles**: the unfinished puzzles are planned in turn (most advanced first),
+  sharing the supply: a puzzle the remaining supply completes now needs one place action
+  per piece of its tiling; any other needs the actions to acquire the cheapest multiset
+  that tiles it (:meth:`PuzzleSolver.cheapest`) and then the place actions. Each action
+  costs ``action`` points (what an action earns elsewhere). A plan that fits into the
+  actions left in the game earns the puzzle's points, its reward (as capital) and its
+  pieces back; one that does not is worth what the finishing touches can still make of it
+  (R6), and under rules with unfinished-puzzle penalties (R9.5, R12.5) it costs them.
+
+The horizon (own turns left) is exact once the end is triggered (R5.2) and estimated from
+the black deck and the rate at which it has been taken before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.actions import BLACK, FINISH, OVER
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Tunable constants of the evaluation (points)."""
+
+    action: float = 0.55      # what one action is worth
+    cell: float = 0.45        # a supply cell while the game is young
+    decay_turns: float = 5.0  # capital loses its value over the last turns
+    unsure: float = 0.75      # trust in a plan that still has to buy pieces
+    black_rate: float = 0.8   # prior black takes per round (2 seats), scaled by seats
+
+
+class Context:
+    """Per-decision facts: who plans, when the turn started, and the rule constants."""
+
+    def __init__(self, game, me, solver, weights: Weights, solo: bool = False):
+        rs = game.rules
+        self.me = me
+        self.solver = solver
+        self.w = weights
+        self.round0 = game.round
+        self.apt = rs.actions_per_turn
+        self.ft_cost = rs.finishing_touch_cost
+        self.penalty = bool(rs.score_penalties)
+        self.points = rs.points
+        self.recess = rs.recess
+        self.levels = rs.shape_level
+        self.reward_cells = [rs.shape_level[s] if s >= 0 else _level_up_cells(p.reward)
+                             for s, p in zip(rs.reward_shape, rs.puzzles)]
+        self.shape_of = rs.geometry.placement_shape
+        self.solo = solo
+        initial = rs.params.get("black_deck_size", 12)
+        taken = max(0, initial - rs.row_size - len(game.decks[BLACK]))
+        prior = weights.black_rate * game.n / 2
+        self.rate = max(0.3, (taken + prior * 3) / (max(0, game.round - 1) + 3))
+        if solo:
+            self.rate = 1.0 + 0.5 * weights.black_rate * 2  # grid takes plus the automaton's
+
+    def turns_after(self, game) -> float:
+        """Own turns left after the turn being planned."""
+        if game.phase in (FINISH, OVER):
+            return 0.0
+        if game.end_triggered:
+            return max(0, game.final_round - self.round0)
+        if self.solo:
+            deck = sum(len(d) for d in game.decks)
+            return deck / self.rate + 1
+        return len(game.decks[BLACK]) / self.rate + 1
+
+
+def _level_up_cells(reward: str) -> int:
+    return {"+1": 1, "+2": 2}.get(reward, 0)
+
+
+def evaluate(game, ctx: Context) -> float:
+    """Worth of ``game`` to ``ctx.me`` (see the module docstring)."""
+    w = ctx.w
+    p = game.players[ctx.me]
+    points = ctx.points
+    recess = ctx.recess
+    levels = ctx.levels
+    turns = ctx.turns_after(game)
+    actions = turns * ctx.apt
+    if game.seat == ctx.me and game.round == ctx.round0 and game.phase not in (FINISH, OVER):
+        actions += game.actions_left
+    ef = w.cell * min(1.0, turns / w.decay_turns)
+    value = sum(points[c] for c in p.completed) - p.finish_pieces * ctx.ft_cost
+    left = p.supply[:]
+    solver = ctx.solver
+    shape_of = ctx.shape_of
+    plans = []
+    for pz in p.unfinished:
+        empty = recess[pz.card] & ~pz.filled
+        plans.append((bin(empty).count("1"), -points[pz.card], pz, empty))
+    plans.sort(key=lambda t: (t[0], t[1]))
+    # puzzles the supply completes now are served first, then the rest are priced
+    ready = []
+    later = []
+    for item in plans:
+        sol = solver.complete(item[3], left)
+        if sol is not None:
+            for pid in sol:
+                left[shape_of[pid]] -= 1
+            ready.append((item, len(sol), item[0], 1.0))
+        else:
+            later.append(item)
+    for item in later:
+        acq, ms, rest = solver.cheapest(item[3], left)
+        if ms is None:
+            ready.append((item, 99, 0, 0.0))
+            continue
+        alloc = sum((a - b) * lv for a, b, lv in zip(left, rest, levels))
+        left = rest
+        ready.append((item, acq + sum(ms), alloc, w.unsure))
+    used = 0.0
+    for (cells, _, pz, empty), need, alloc, trust in ready:
+        card = pz.card
+        placed_cells = bin(pz.filled).count("1")
+        gain = points[card] + ctx.reward_cells[card] * ef + (placed_cells + alloc) * ef
+        fail = -points[card] if ctx.penalty else 0.0
+        if trust == 1.0:
+            # the finishing touches can still complete it, one point per piece
+            fail = max(fail, points[card] - need * ctx.ft_cost)
+        if used + need <= actions:
+            done = trust
+        elif used < actions:
+            done = trust * (actions - used) / need
+        else:
+            done = 0.0
+        used += need
+        value += done * (gain - w.action * need) + (1 - done) * (fail + alloc * ef)
+    value += sum(n * lv for n, lv in zip(left, levels)) * ef
+    return value

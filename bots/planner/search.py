@@ -1,0 +1,232 @@
+"""The planner's search: candidate actions, a beam search over the rest of the turn, the
+finishing touches, and the determinization of hidden decks.
+
+Everything is simulated on clones of a determinized copy of the game (deck contents the
+seat cannot see are replaced by a random order of the cards it has not seen), so the
+search never learns a hidden card.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from engine.actions import ACTION, BLACK, FINISH, OVER, WHITE, Finish, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
+from engine.errors import EngineError
+
+from .evaluate import evaluate
+
+_KNOWN = (TakePuzzle, TakePiece, Upgrade, Place, Master, Pass)
+_OTHER_LIMIT = 16
+
+
+class OutOfTime(Exception):
+    """The clock ran out in the middle of a search."""
+
+
+def determinize(game, seat, rng):
+    """A clone of ``game`` whose decks hold a random order of the cards ``seat`` has not
+    seen, of each deck's colour (same lengths). Nothing hidden is read."""
+    c = game.clone()
+    rs = game.rules
+    seen = set()
+    for row in game.rows:
+        seen.update(x for x in row if x >= 0)
+    for s, p in enumerate(game.players):
+        seen.update(pz.card for pz in p.unfinished)
+        if s == seat or rs.scores_visible:
+            seen.update(p.completed)
+    for key in ("grid",):
+        grid = game.extra.get(key)
+        if isinstance(grid, list):
+            seen.update(x for x in grid if isinstance(x, int) and x >= 0)
+    pools = {color: [i for i, black in enumerate(rs.is_black) if black == bool(color) and i not in seen]
+             for color in (WHITE, BLACK)}
+    for pool in pools.values():
+        rng.shuffle(pool)
+    mixed = len(game.decks) == 2 and game.decks[BLACK] == [] and len(game.decks[WHITE]) > 0 and _mixed(game)
+    for d, deck in enumerate(game.decks):
+        n = len(deck)
+        if mixed:
+            pool = pools[WHITE] + pools[BLACK]
+        else:
+            pool = pools.get(d, pools[WHITE] + pools[BLACK])
+        cards = pool[:n]
+        if len(cards) < n:  # hidden piles: fewer unseen cards than places; pad with any
+            rest = [i for i in range(len(rs.puzzles)) if i not in cards]
+            cards += rest[: n - len(cards)]
+        c.decks[d] = cards
+        if d in pools:
+            del pool[:n]
+    return c
+
+
+def _mixed(game) -> bool:
+    # Solo deals one deck of both colours (whites on top, R12.1).
+    return "solo" in game.rules.spec.variants
+
+
+def finish_touches(game, solver) -> Finish:
+    """R6: the subset and order of completions that scores the most (pieces cost points)."""
+    rs = game.rules
+    p = game.players[game.seat]
+    cost = rs.finishing_touch_cost
+    penalty = bool(rs.score_penalties)
+    g = rs.geometry
+    puzzles = [(pz.card, rs.recess[pz.card] & ~pz.filled) for pz in p.unfinished]
+    best = (0.0, ())
+    for order in itertools.permutations(range(len(puzzles))):
+        left = p.supply[:]
+        total = 0.0
+        chosen = []
+        for i in order:
+            card, empty = puzzles[i]
+            sol = solver.complete(empty, left)
+            if sol is None:
+                continue
+            gain = rs.points[card] * (2 if penalty else 1) - len(sol) * cost
+            if gain <= 0 and not (gain == 0 and rs.points[card] > 0):
+                continue
+            for pid in sol:
+                left[g.placement_shape[pid]] -= 1
+                chosen.append(Place(card, pid))
+            total += gain + 0.01  # more completed puzzles break ties (R7.2)
+        if total > best[0]:
+            best = (total, tuple(chosen))
+    return Finish(best[1])
+
+
+class TurnSearch:
+    """Beam search over the actions left in the current turn of ``ctx.me``."""
+
+    def __init__(self, ctx, deadline: float):
+        self.ctx = ctx
+        self.deadline = deadline
+        self.best: dict = {}
+        self.fallback: dict = {}
+
+    def _check(self):
+        if time.perf_counter() > self.deadline:
+            raise OutOfTime
+
+    def terminal(self, game) -> bool:
+        """Has the planned turn ended (another seat, a new round, or the end)?"""
+        return game.phase in (FINISH, OVER) or game.seat != self.ctx.me or game.round != self.ctx.round0
+
+    def run(self, root, width: int):
+        """Search with beam ``width``; record the best terminal value per first action."""
+        frontier = [(0.0, root, None)]
+        for _ in range(12):
+            children = []
+            for _, node, first in frontier:
+                for a in candidates(node, self.ctx):
+                    self._check()
+                    c = node.clone()
+                    try:
+                        c.apply(a)
+                    except EngineError:
+                        continue
+                    v = evaluate(c, self.ctx)
+                    # keyed with the type: action tuples of different types compare equal
+                    f = first if first is not None else (type(a), a)
+                    if first is None and f not in self.fallback:
+                        self.fallback[f] = v  # an answer even if time runs out
+                    if self.terminal(c):
+                        if v > self.best.get(f, float("-inf")):
+                            self.best[f] = v
+                    else:
+                        children.append((v, c, f))
+            if not children:
+                break
+            children.sort(key=lambda t: -t[0])
+            # the best line of every first action survives, so one cannot crowd out all
+            frontier = []
+            seen = set()
+            for v, c, f in children:
+                if f not in seen:
+                    seen.add(f)
+                    frontier.append((v, c, f))
+            frontier = frontier[:width]
+            kept = {id(t[1]) for t in frontier}
+            rest = [t for t in children if id(t[1]) not in kept]
+            frontier += rest[: max(0, width - len(frontier))]
+
+    def answer(self):
+        """The first action with the best value found."""
+        table = self.best or self.fallback
+        return max(table.items(), key=lambda kv: kv[1])[0][1] if table else None
+
+
+def candidates(game, ctx) -> list:
+    """The actions worth searching: takes, upgrades, the level-1 take, placements that
+    follow a plan, master actions built from those plans, variant actions, pass."""
+    legal = game.legal_actions()
+    if game.phase != ACTION:
+        return legal
+    rs = game.rules
+    p = game.players[game.seat]
+    solver = ctx.solver
+    g = rs.geometry
+    out = []
+    others = []
+    legal_places = set()
+    for a in legal:
+        t = type(a)
+        if t is Place:
+            legal_places.add(a)
+        elif t in _KNOWN:
+            out.append(a)
+        else:
+            others.append(a)
+    out.extend(others[:_OTHER_LIMIT])
+    plans = []  # per puzzle: placements worth making, biggest first
+    for pz in p.unfinished:
+        empty = rs.recess[pz.card] & ~pz.filled
+        sol = solver.complete(empty, p.supply)
+        opts = []
+        if sol is not None:
+            opts = [Place(pz.card, pid) for pid in sol]
+        else:
+            _, ms, _ = solver.cheapest(empty, p.supply)
+            if ms is not None:
+                cell = (empty & -empty).bit_length() - 1
+                for s in solver.order:
+                    if not (p.supply[s] and ms[s]):
+                        continue
+                    for pid in g.anchor[s][cell]:
+                        m = g.placement_mask[pid]
+                        if m & empty == m and solver.multisets(empty & ~m):
+                            opts.append(Place(pz.card, pid))
+                            if len(opts) >= 3:
+                                break
+        opts = [a for a in opts if a in legal_places]
+        opts.sort(key=lambda a: -rs.shape_level[g.placement_shape[a.placement]])
+        out.extend(dict.fromkeys(opts))  # all Place: equal tuples are equal actions
+        if opts:
+            plans.append((sol is not None, pz, opts))
+    if rs.master_enabled and not game.master_used and Master in rs.handlers and len(plans) >= 2:
+        out.extend(_masters(game, p, plans))
+    return out
+
+
+def _masters(game, p, plans) -> list:
+    shape_of = game.rules.geometry.placement_shape
+    combos = []
+    for include_partial in (False, True):
+        for skip in [None] + [pz.card for _, pz, _ in plans]:
+            left = p.supply[:]
+            chosen = []
+            for ok, pz, opts in plans:
+                if pz.card == skip or not ok and not include_partial:
+                    continue
+                for a in opts:
+                    s = shape_of[a.placement]
+                    if left[s]:
+                        left[s] -= 1
+                        chosen.append(a)
+                        break
+            if len(chosen) >= 2:
+                m = Master(tuple(chosen))
+                if m not in combos:
+                    combos.append(m)
+    return combos
