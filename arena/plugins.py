@@ -1,0 +1,94 @@
+"""The host's side of the plugin manager: bot registrations, collected and listed.
+
+:func:`plugin_manager` is the project's one pluggy manager
+(:func:`engine.variants.plugin_manager`) with the host's hook specifications
+(:mod:`arena.hookspecs`) added and the built-in bots module (:mod:`bots.registry`)
+registered like any third-party plugin. :func:`bots` calls ``arena_register_bots`` once
+and validates every registration in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pluggy
+
+from . import hookspecs
+from .errors import ArenaError, UsageError
+
+BUILTIN_BOT_MODULES = ("bots.registry",)
+
+
+class BotRegistrationError(ArenaError):
+    """A plugin registered a malformed or duplicate bot."""
+
+
+class UnknownBot(UsageError):
+    """A bot name that no plugin registered."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """A registered bot: name, argv of its process, one-line description, and its plugin."""
+
+    name: str
+    command: tuple[str, ...]
+    description: str
+    plugin: str
+
+    def to_json(self) -> dict:
+        """Plain data for ``arena bots --json``."""
+        return {"name": self.name, "command": list(self.command), "description": self.description, "plugin": self.plugin}
+
+
+_PM: pluggy.PluginManager | None = None
+_BOTS: dict[str, BotEntry] | None = None
+
+
+def plugin_manager() -> pluggy.PluginManager:
+    """The project's plugin manager with the host's hooks and the built-in bots registered."""
+    global _PM
+    if _PM is None:
+        import importlib
+
+        from engine.variants import plugin_manager as engine_pm
+        pm = engine_pm()
+        pm.add_hookspecs(hookspecs)
+        for name in BUILTIN_BOT_MODULES:
+            if pm.get_plugin(name) is None:
+                pm.register(importlib.import_module(name), name=name)
+        _PM = pm
+    return _PM
+
+
+def bots() -> dict[str, BotEntry]:
+    """Every registered bot by name (hooks are called once, then cached)."""
+    global _BOTS
+    if _BOTS is not None:
+        return _BOTS
+    pm = plugin_manager()
+    found: dict[str, BotEntry] = {}
+    for impl in pm.hook.arena_register_bots.get_hookimpls():
+        plugin = pm.get_name(impl.plugin) or repr(impl.plugin)
+
+        def register(name: str, command, description: str = "", _plugin=plugin) -> None:
+            if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+                raise BotRegistrationError(f"plugin {_plugin} registered a bot with the name {name!r}; names are one word")
+            if isinstance(command, str) or not command or not all(isinstance(a, str) for a in command):
+                raise BotRegistrationError(f"plugin {_plugin} registered bot {name!r} with command {command!r}; give a list of strings")
+            if name in found:
+                raise BotRegistrationError(f"bot {name!r} is registered twice ({found[name].plugin} and {_plugin})")
+            found[name] = BotEntry(name, tuple(command), str(description), _plugin)
+
+        impl.function(register=register)
+    _BOTS = found
+    return found
+
+
+def bot_command(name: str) -> list[str]:
+    """The argv of the registered bot ``name``; :class:`UnknownBot` names the known ones."""
+    known = bots()
+    if name not in known:
+        raise UnknownBot(f"unknown bot {name!r} (registered bots: {', '.join(sorted(known)) or 'none'}; "
+                         f"or give a command with --cmd)")
+    return list(known[name].command)

@@ -1,0 +1,179 @@
+"""The bot protocol: messages, request ids, and the validation of replies.
+
+The middle of three layers. :class:`Protocol` talks to a *channel* (a
+:class:`~arena.transport.LineTransport`, or a scripted fake in tests) that sends and reads
+lines; it builds each message with one ``json.dumps``, gives it the next request id, and
+checks the reply by hand (the JSON Schema in ``arena/schema/protocol.json`` is for tests
+and ``arena check-bot``, not for the hot path). A reply whose id is older than the open
+request (late, or a duplicate) is discarded and logged, never taken as the answer. The
+messages themselves are documented in ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+from .transport import BotNonJson, BotProtocolError
+
+log = logging.getLogger("arena.protocol")
+
+PROTOCOL_VERSION = 1
+REQUEST_KINDS = ("action", "reward", "level_up", "finish")
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_loads = json.loads
+
+
+def encode(message: dict) -> bytes:
+    """One message as a UTF-8 JSON line."""
+    return (_dumps(message) + "\n").encode()
+
+
+def card_data(rules) -> dict:
+    """The shapes and puzzles of a compiled ruleset, as sent in ``hello``."""
+    return {
+        "shapes": [{"name": s.name, "level": s.level, "cells": [list(c) for c in s.cells]} for s in rules.shapes],
+        "puzzles": [{"id": p.id, "color": p.color, "points": p.points, "reward": p.reward,
+                     "cells": [[r, c] for r in range(len(p.rows)) for c in range(len(p.rows[r])) if p.rows[r][c] == "#"]}
+                    for p in rules.puzzles],
+    }
+
+
+def hello_message(seat: int, rules, time_control: dict, bot_seed: int) -> dict:
+    """The handshake request (its id is added when it is sent)."""
+    return {"type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat, "players": rules.players,
+            "rules": rules.spec.to_json(), "params": rules.params, "cards": card_data(rules),
+            "time_control": time_control, "seed": bot_seed}
+
+
+def request_message(kind: str, obs: dict, events: list, clock: dict, legal: list | None) -> dict:
+    """An ``action``/``reward``/``level_up``/``finish`` request (its id is added when sent)."""
+    msg = {"type": kind, "observation": obs, "actions_left": obs["actions_left"], "clock": clock, "events": events}
+    if legal is not None:
+        msg["legal"] = legal
+    return msg
+
+
+def parse_line(line: bytes) -> dict:
+    """A reply line as a JSON object; :class:`BotNonJson` if it is not one."""
+    try:
+        msg = _loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BotNonJson(f"not JSON ({exc}): {snippet(line)}") from None
+    if not isinstance(msg, dict):
+        raise BotNonJson(f"a reply must be a JSON object: {snippet(line)}")
+    return msg
+
+
+def snippet(line: bytes, limit: int = 200) -> str:
+    """The start of an offending line, for messages."""
+    text = line[:limit].decode("utf-8", "replace")
+    return text + ("..." if len(line) > limit else "")
+
+
+class Ready:
+    """What a bot said in ``ready``: name, version, whether it wants legal lists."""
+
+    __slots__ = ("name", "version", "legal_actions")
+
+    def __init__(self, name: str, version: str, legal_actions: bool):
+        self.name = name
+        self.version = version
+        self.legal_actions = legal_actions
+
+    def to_json(self) -> dict:
+        """Plain data for records."""
+        return {"name": self.name, "version": self.version, "legal_actions": self.legal_actions}
+
+
+def check_ready(msg: dict) -> Ready:
+    """Validate a ``ready`` reply."""
+    if msg.get("type") != "ready":
+        raise BotProtocolError(f"expected a 'ready' reply to hello, got type {msg.get('type')!r}")
+    name, version, legal = msg.get("name"), msg.get("version", ""), msg.get("legal_actions", False)
+    if not isinstance(name, str) or not name:
+        raise BotProtocolError("'ready' needs a non-empty string field 'name'")
+    if not isinstance(version, str):
+        raise BotProtocolError("'ready' field 'version' must be a string")
+    if not isinstance(legal, bool):
+        raise BotProtocolError("'ready' field 'legal_actions' must be true or false")
+    return Ready(name, version, legal)
+
+
+def check_action_reply(msg: dict, kind: str) -> dict:
+    """The R14 object of a reply to an ``action``/decision request (not yet checked by the engine)."""
+    action = msg.get("action")
+    if not isinstance(action, dict):
+        raise BotProtocolError(f"a reply to '{kind}' needs an object field 'action' (R14 JSON), got {snippet(_dumps(msg).encode())}")
+    t = msg.get("type")
+    if t is not None and t != "action":
+        raise BotProtocolError(f"a reply to '{kind}' has type {t!r}; leave it out or use \"action\"")
+    return action
+
+
+class Protocol:
+    """Requests with ids over a channel; one request open at a time.
+
+    The channel has ``send(data, deadline) -> t_flush``, ``read_line(deadline) -> (line,
+    t_newline)`` and ``done()``; deadlines and times are ``time.perf_counter()`` values.
+    """
+
+    def __init__(self, channel, label: str = "bot"):
+        self.channel = channel
+        self.label = label
+        self.next_id = 1
+        self.discarded: list[dict] = []
+        self.ready: Ready | None = None
+        self._t0 = 0.0
+
+    def send(self, message: dict, limit_s: float) -> tuple[int, float]:
+        """Send a request; returns its id and its deadline (flush time + ``limit_s``)."""
+        rid = self.next_id
+        self.next_id += 1
+        message["id"] = rid
+        t0 = self.channel.send(encode(message), time.perf_counter() + limit_s)
+        self._t0 = t0
+        return rid, t0 + limit_s
+
+    def receive(self, rid: int, deadline: float) -> tuple[dict, float]:
+        """The reply to request ``rid`` (stale replies skipped) and its wall time in seconds."""
+        channel = self.channel
+        try:
+            while True:
+                line, t1 = channel.read_line(deadline)
+                msg = parse_line(line)
+                got = msg.get("id")
+                if type(got) is int and 0 < got < rid:
+                    self.discarded.append({"id": got, "expected": rid, "line": snippet(line, 120)})
+                    log.warning("%s: discarded a stale reply (id %d, waiting for %d): %s", self.label, got, rid, snippet(line, 120))
+                    continue
+                if got != rid:
+                    raise BotProtocolError(f"reply id {got!r} does not match the request id {rid}: {snippet(line)}")
+                return msg, t1 - self._t0
+        finally:
+            channel.done()
+
+    def _exchange(self, message: dict, limit_s: float) -> tuple[dict, float]:
+        rid, deadline = self.send(message, limit_s)
+        return self.receive(rid, deadline)
+
+    def hello(self, hello: dict, limit_s: float) -> Ready:
+        """Send ``hello`` and wait for ``ready`` (within the start-up limit)."""
+        msg, _ = self._exchange(hello, limit_s)
+        self.ready = check_ready(msg)
+        return self.ready
+
+    def request(self, message: dict, limit_s: float) -> tuple[dict, float]:
+        """Send a request and return the reply's R14 object and the wall time (seconds)."""
+        msg, wall = self._exchange(message, limit_s)
+        return check_action_reply(msg, message["type"]), wall
+
+    def notify(self, message: dict, limit_s: float = 1.0) -> None:
+        """Send a message that has no reply (``game_over``, ``quit``)."""
+        message["id"] = self.next_id
+        self.next_id += 1
+        try:
+            self.channel.send(encode(message), time.perf_counter() + limit_s)
+        finally:
+            self.channel.done()

@@ -1,0 +1,128 @@
+"""A small SDK for protocol bots written in Python.
+
+A bot is a subclass of :class:`Bot` that implements :meth:`Bot.act` (and, if it wants,
+the decisions), then calls :meth:`Bot.run`::
+
+    import random
+    from arena.sdk import Bot
+
+    class Lucky(Bot):
+        name, version, want_legal = "lucky", "1.0", True
+
+        def act(self, observation):
+            return random.choice(self.legal)          # an R14 action (a dict)
+
+    if __name__ == "__main__":
+        Lucky().run()
+
+``run`` reads the arena's messages from stdin and writes replies to stdout, one JSON
+line each, echoing every request id. Print debugging output to stderr (it goes to the
+bot's log). ``self.hello`` holds the handshake (seat, players, rules, cards, time
+control), ``self.legal`` the legal options of the current request (when ``want_legal``),
+``self.events`` the public events since the bot's previous request, ``self.clock`` its
+time limits. :meth:`Bot.game` rebuilds an engine :class:`~engine.game.Game` from an
+observation for bots that want to search with the project's engine.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+
+class Bot:
+    """Base class of a protocol bot; override :meth:`act` and, if needed, the decisions."""
+
+    name = "bot"
+    version = "0.1"
+    #: ask the arena to include the legal options in every request
+    want_legal = False
+
+    def __init__(self) -> None:
+        self.hello: dict = {}
+        self.seat = -1
+        self.legal: list | None = None
+        self.events: list = []
+        self.clock: dict = {}
+        self.rng = random.Random()
+
+    # ------------------------------------------------------------------ override these
+    def new_game(self, hello: dict) -> None:
+        """Called on every ``hello`` (a process may play several games)."""
+
+    def act(self, observation: dict) -> dict:
+        """The R14 action to play now (``observation["actions_left"]`` actions are left)."""
+        raise NotImplementedError("a bot must implement act(observation)")
+
+    def reward(self, observation: dict) -> dict:
+        """The reward decision (R9.3); by default the first option offered."""
+        return self._first_option("reward", observation)
+
+    def level_up(self, observation: dict) -> dict:
+        """The level-up decision (R11.3); by default decline every step."""
+        return {"type": "level_up", "steps": []}
+
+    def finish(self, observation: dict) -> dict:
+        """The finishing touches (R6); by default place nothing."""
+        return {"type": "finish", "placements": []}
+
+    def game_over(self, result: dict) -> None:
+        """Called with the result when a game ends."""
+
+    # ------------------------------------------------------------------ helpers
+    def game(self, observation: dict):
+        """An engine ``Game`` rebuilt from ``observation`` (decks unknown) for search."""
+        from engine.observation import game_from_observation
+        return game_from_observation(observation)
+
+    def _first_option(self, kind: str, observation: dict) -> dict:
+        if self.legal:
+            return self.legal[0]
+        options = (observation.get("decision") or {}).get("options") or []
+        if options:
+            first = options[0]
+            return first if isinstance(first, dict) and "type" in first else {"type": kind, "take": first}
+        raise NotImplementedError(f"{type(self).__name__} must implement {kind}() or set want_legal = True")
+
+    # ------------------------------------------------------------------ the loop
+    def handle(self, msg: dict) -> dict | None:
+        """The reply to one arena message (None for messages without a reply)."""
+        kind = msg.get("type")
+        if kind == "hello":
+            self.hello = msg
+            self.seat = msg.get("seat", -1)
+            seed = msg.get("seed")
+            if seed is not None:
+                self.rng.seed(seed)
+            self.new_game(msg)
+            return {"type": "ready", "id": msg["id"], "name": self.name, "version": self.version,
+                    "legal_actions": bool(self.want_legal)}
+        if kind in ("action", "reward", "level_up", "finish"):
+            self.legal = msg.get("legal")
+            self.events = msg.get("events", [])
+            self.clock = msg.get("clock", {})
+            action = getattr(self, "act" if kind == "action" else kind)(msg["observation"])
+            return {"id": msg["id"], "action": action}
+        if kind == "game_over":
+            self.events = msg.get("events", [])
+            self.game_over(msg.get("result", {}))
+        return None
+
+    def run(self, stdin=None, stdout=None) -> None:
+        """Serve the protocol on stdin/stdout until ``quit`` or end of input."""
+        stdin = stdin or sys.stdin.buffer
+        stdout = stdout or sys.stdout.buffer
+        loads = json.loads
+        for line in stdin:
+            if not line.strip():
+                continue
+            msg = loads(line)
+            if msg.get("type") == "quit":
+                return
+            reply = self.handle(msg)
+            if reply is not None:
+                stdout.write((_dumps(reply) + "\n").encode())
+                stdout.flush()

@@ -1,0 +1,388 @@
+"""The line transport: one bot process, JSON lines over its stdin and stdout.
+
+The lowest of three layers (python-chess style): this one knows bytes, lines, deadlines
+and processes, not messages. A :class:`LineTransport` starts the command in its own
+session (so its own process group), writes a line with :meth:`send`, and reads a line with
+:meth:`read_line` under a deadline using ``poll`` and non-blocking reads, with a cap on a
+line's size and on the bytes a bot may write while one request is open. Stderr is drained
+by a thread into a size-capped log file (a short tail stays in memory for error messages),
+so it never mixes with the protocol. :meth:`close` kills the whole group (SIGTERM, a
+short grace, SIGKILL) and every process of the bot's session or cgroup.
+
+Each failure is its own exception carrying the verdict the referee records.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import logging
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger("arena.transport")
+
+MAX_LINE = 1 << 20          # bytes in one reply line
+MAX_OUTPUT = 4 << 20        # bytes a bot may write while one request is open
+STDERR_CAP = 1 << 20        # bytes of stderr kept in the log file
+TAIL = 2048                 # bytes of stderr kept in memory for messages
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+class State(enum.Enum):
+    """Where the transport is: one request may be in flight at a time."""
+
+    NEW = "new"
+    IDLE = "idle"
+    WAITING = "waiting"
+    CLOSED = "closed"
+
+
+class BotFault(Exception):
+    """Base of the bot's misbehaviours; ``verdict`` names the fault in records."""
+
+    verdict = "fault"
+
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail
+
+
+class BotTimeout(BotFault):
+    """No reply before the deadline (the move's limit plus grace)."""
+
+    verdict = "timeout"
+
+
+class BotCrashed(BotFault):
+    """The process ended (exit code or signal) or closed its stdout."""
+
+    verdict = "crash"
+
+
+class BotOutputLimit(BotFault):
+    """A line longer than the cap, or too many bytes written during one request."""
+
+    verdict = "output_limit"
+
+
+class BotMemoryLimit(BotFault):
+    """The sandbox's memory cap was hit (cgroup OOM kill or RSS polling)."""
+
+    verdict = "memory_limit"
+
+
+class BotNonJson(BotFault):
+    """A line that is not a JSON object."""
+
+    verdict = "non_json"
+
+
+class BotProtocolError(BotFault):
+    """Valid JSON that breaks the protocol: wrong id, wrong type, missing fields."""
+
+    verdict = "protocol_error"
+
+
+class TransportStateError(RuntimeError):
+    """A programming error: a request sent while another is in flight, or after close."""
+
+
+def describe_exit(code: int | None) -> str:
+    """``exit code 3`` / ``killed by signal SIGKILL`` / ``still running``."""
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class LineTransport:
+    """A bot process and its pipes. Use :meth:`start`, :meth:`send`, :meth:`read_line`, :meth:`close`."""
+
+    def __init__(self, argv: list[str], *, cwd: str | None = None, env: dict | None = None,
+                 preexec_fn=None, stderr_path: str | Path | None = None, stderr_cap: int = STDERR_CAP,
+                 max_line: int = MAX_LINE, max_output: int = MAX_OUTPUT, on_kill=None):
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.env = env
+        self.preexec_fn = preexec_fn
+        self.stderr_path = Path(stderr_path) if stderr_path else None
+        self.stderr_cap = stderr_cap
+        self.max_line = max_line
+        self.max_output = max_output
+        self.on_kill = on_kill
+        self.state = State.NEW
+        self.proc: subprocess.Popen | None = None
+        self.pid = -1
+        self._buf = bytearray()
+        self._out_fd = -1
+        self._in_fd = -1
+        self._err_thread: threading.Thread | None = None
+        self._tail = bytearray()
+        self.stderr_bytes = 0
+        self.paused = False
+        self.output_count = 0
+        self.returncode: int | None = None
+
+    # ------------------------------------------------------------------ life cycle
+    def start(self) -> None:
+        """Start the process in a new session; raises :class:`BotCrashed` if it cannot start."""
+        if self.state is not State.NEW:
+            raise TransportStateError("the transport was already started")
+        try:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.cwd, env=self.env, preexec_fn=self.preexec_fn, start_new_session=True,
+                bufsize=0, close_fds=True)
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.state = State.CLOSED
+            raise BotCrashed(f"cannot start {' '.join(self.argv)}: {exc}") from None
+        self.pid = self.proc.pid
+        self._out_fd = self.proc.stdout.fileno()
+        self._in_fd = self.proc.stdin.fileno()
+        os.set_blocking(self._out_fd, False)
+        os.set_blocking(self._in_fd, False)
+        self._poll_out = select.poll()
+        self._poll_out.register(self._out_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._poll_in = select.poll()
+        self._poll_in.register(self._in_fd, select.POLLOUT | select.POLLERR)
+        self._err_thread = threading.Thread(target=self._drain_stderr, name=f"bot-stderr-{self.pid}", daemon=True)
+        self._err_thread.start()
+        self.state = State.IDLE
+        log.debug("pid %d started: %s", self.pid, " ".join(self.argv))
+
+    def _drain_stderr(self) -> None:
+        fd = self.proc.stderr.fileno()
+        sink = None
+        if self.stderr_path is not None:
+            try:
+                sink = open(self.stderr_path, "ab")
+            except OSError:
+                sink = None
+        kept = 0
+        try:
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.stderr_bytes += len(chunk)
+                self._tail += chunk
+                if len(self._tail) > TAIL:
+                    del self._tail[:-TAIL]
+                if sink is not None and kept < self.stderr_cap:
+                    part = chunk[: self.stderr_cap - kept]
+                    sink.write(part)
+                    kept += len(part)
+                    if kept >= self.stderr_cap:
+                        sink.write(b"\n[arena: stderr log cut at %d bytes]\n" % self.stderr_cap)
+                    sink.flush()
+        finally:
+            if sink is not None:
+                sink.close()
+
+    def stderr_tail(self, limit: int = 400) -> str:
+        """The last bytes the bot wrote on stderr, decoded, for error messages."""
+        return bytes(self._tail[-limit:]).decode("utf-8", "replace").strip()
+
+    # ------------------------------------------------------------------ lines
+    def send(self, data: bytes, deadline: float) -> float:
+        """Write one line (``data`` ends with ``\\n``); returns the ``perf_counter`` after the flush.
+
+        Raises :class:`BotTimeout` if the bot does not read its stdin before ``deadline``
+        and :class:`BotCrashed` if the pipe is closed.
+        """
+        if self.state is State.WAITING:
+            raise TransportStateError("a request is already in flight")
+        if self.state is not State.IDLE:
+            raise BotCrashed(f"the bot process is {self.state.value}")
+        view = memoryview(data)
+        fd = self._in_fd
+        perf = time.perf_counter
+        while view:
+            try:
+                n = os.write(fd, view)
+                view = view[n:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._crashed("closed its stdin") from None
+            left = deadline - perf()
+            if left <= 0:
+                raise BotTimeout("did not read its input before the deadline")
+            self._poll_in.poll(left * 1000)
+        self.state = State.WAITING
+        self.output_count = 0
+        return perf()
+
+    def read_line(self, deadline: float) -> tuple[bytes, float]:
+        """The next line (without ``\\n``) and the ``perf_counter`` when its newline was read.
+
+        ``deadline`` is a ``perf_counter`` value. Raises :class:`BotTimeout`,
+        :class:`BotCrashed` or :class:`BotOutputLimit`. The state returns to idle when a
+        line is read (the caller decides whether it answers the request).
+        """
+        buf = self._buf
+        perf = time.perf_counter
+        while True:
+            i = buf.find(b"\n")
+            if i >= 0:
+                line = bytes(buf[:i])
+                del buf[: i + 1]
+                if i > self.max_line:
+                    raise BotOutputLimit(f"wrote a line of {i} bytes (limit {self.max_line})")
+                return line, perf()
+            if len(buf) > self.max_line:
+                raise BotOutputLimit(f"wrote more than {self.max_line} bytes without a newline")
+            left = deadline - perf()
+            if left <= 0:
+                raise BotTimeout("no reply before the deadline")
+            if not self._poll_out.poll(left * 1000):
+                continue
+            try:
+                chunk = os.read(self._out_fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                raise self._crashed(f"stdout failed ({exc.strerror})") from None
+            if not chunk:
+                raise self._crashed("closed its stdout")
+            self.output_count += len(chunk)
+            if self.output_count > self.max_output:
+                raise BotOutputLimit(f"wrote more than {self.max_output} bytes during one request")
+            buf += chunk
+
+    def done(self) -> None:
+        """The open request is settled (answered, timed out or abandoned)."""
+        if self.state is State.WAITING:
+            self.state = State.IDLE
+
+    def _crashed(self, what: str) -> BotCrashed:
+        self.state = State.CLOSED
+        code = self.wait(0.5)
+        tail = self.stderr_tail()
+        more = f"; stderr: {tail}" if tail else ""
+        return BotCrashed(f"{what}: {describe_exit(code)}{more}")
+
+    # ------------------------------------------------------------------ process
+    def alive(self) -> bool:
+        """True while the process has not exited."""
+        return self.proc is not None and self.proc.poll() is None
+
+    def wait(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for the exit; the exit code or None."""
+        if self.proc is None:
+            return None
+        try:
+            self.returncode = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        return self.returncode
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) of the bot process and its reaped children, from ``/proc``.
+
+        Clock-tick resolution (usually 10 ms); 0.0 once the process is gone.
+        """
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            return 0.0
+        fields = data[data.rfind(b")") + 2:].split()
+        return (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / CLK_TCK
+
+    def signal_group(self, sig: int) -> None:
+        """Send ``sig`` to the bot's process group (ignoring a group already gone)."""
+        if self.pid > 0:
+            try:
+                os.killpg(self.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def pause(self) -> None:
+        """SIGSTOP the group, so the bot cannot think on others' time."""
+        if not self.paused and self.alive():
+            self.signal_group(signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        """SIGCONT the group."""
+        if self.paused:
+            self.signal_group(signal.SIGCONT)
+            self.paused = False
+
+    def close(self, grace: float = 0.2) -> int | None:
+        """Kill the process group and every process of the bot's session; reap; close pipes."""
+        if self.proc is None:
+            self.state = State.CLOSED
+            return None
+        if self.paused:
+            self.resume()
+        if self.proc.poll() is None:
+            self.signal_group(signal.SIGTERM)
+            self.wait(grace)
+        self.signal_group(signal.SIGKILL)
+        kill_session(self.pid)
+        if self.on_kill is not None:
+            self.on_kill()
+        code = self.wait(2.0)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if self._err_thread is not None:
+            self._err_thread.join(1.0)
+        try:
+            self.proc.stderr.close()
+        except OSError:
+            pass
+        self.state = State.CLOSED
+        self.returncode = code
+        return code
+
+
+def session_members(sid: int) -> list[int]:
+    """Live (non-zombie) processes whose session or process group is ``sid``."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        fields = data[data.rfind(b")") + 2:].split()
+        if fields[0] == b"Z":
+            continue
+        if int(fields[2]) == sid or int(fields[3]) == sid:
+            found.append(int(name))
+    return found
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL every process left in the session/group ``sid`` (those that changed group too)."""
+    for pid in session_members(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError as exc:
+            if exc.errno not in (errno.ESRCH, errno.EPERM):
+                raise

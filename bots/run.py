@@ -1,0 +1,73 @@
+"""Run a built-in bot as a protocol bot process: ``python -m bots.run NAME``.
+
+``NAME`` is a built-in policy (``random``, ``greedy``; see :mod:`bots.policy`), which is
+wrapped: each request's observation is rebuilt into an engine ``Game``
+(:func:`engine.observation.game_from_observation`), the policy chooses, and the choice is
+sent back in R14's JSON. ``pass`` is a trivial bot that passes and places nothing (for
+tests and the protocol benchmark).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+
+from arena.sdk import Bot
+
+
+class PolicyBot(Bot):
+    """A protocol bot that asks an in-process policy (``bots.policy``) for every decision."""
+
+    version = "1.0"
+
+    def __init__(self, name: str):
+        super().__init__()
+        from bots.policy import policy
+        self.name = name
+        self.policy = policy(name)
+
+    def new_game(self, hello: dict) -> None:
+        """A fresh policy per game; the random stream comes from the arena's seed."""
+        from bots.policy import policy
+        self.policy = policy(self.name)
+        self.rng = random.Random(hello.get("seed"))
+
+    def _choose(self, observation: dict) -> dict:
+        from engine import action_to_json
+        game = self.game(observation)
+        return action_to_json(game.rules, self.policy.choose(game, self.rng))
+
+    act = reward = level_up = finish = _choose
+
+
+class PassBot(Bot):
+    """Passes every turn, places nothing in the finishing touches."""
+
+    name = "pass"
+    version = "1.0"
+
+    def act(self, observation: dict) -> dict:
+        """Always ``pass``."""
+        return {"type": "pass"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: ``python -m bots.run NAME``."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m bots.run NAME   (random, greedy or pass)", file=sys.stderr)
+        return 2
+    if args[0] == "pass":
+        PassBot().run()
+        return 0
+    try:
+        bot = PolicyBot(args[0])
+    except KeyError as exc:
+        print(exc.args[0], file=sys.stderr)
+        return 2
+    bot.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
