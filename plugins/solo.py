@@ -73,7 +73,7 @@ def arena_rules_variants(register):
         params=(ParamSpec("difficulty", "standard", "the automaton's starting supply: standard 6, challenging 3, "
                                                     "unbeatable 0 level-1 pieces (R12.1)", _difficulty),
                 ParamSpec("solo.white_cards", 15, "white puzzles in the solo deck (R12.1)", _whites)),
-        overrides={"reserve_per_shape": 15, "black_deck_size": {1: 10, 2: 10, 3: 10, 4: 10}},
+        overrides={"reserve_per_shape": 15, "black_deck_size": {1: 10}},
         incompatible=("revised",)))
 
 

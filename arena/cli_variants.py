@@ -1,0 +1,126 @@
+"""``arena variants``, ``arena plugins`` and ``arena solo``: rule variants and plugins."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from typing import List
+
+import typer
+
+from .cli import command, emit_json
+from .errors import UsageError
+from .rulesopt import parse_rules
+
+
+def _param_rows(specs) -> list[dict]:
+    return [{"name": p.name, "default": p.default, "description": p.description} for p in specs]
+
+
+@command("variants")
+def variants_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
+    """List the rule variants with their parameters and defaults (and the base parameters, R13)."""
+    from engine.rules import BASE_PARAM_SPECS
+    from engine.variants import available, plugin_manager
+
+    pm = plugin_manager()
+    found = available()
+    rows = []
+    for name in sorted(found):
+        v = found[name]
+        rows.append({"name": name, "description": v.description, "plugin": pm.get_name(v.plugin),
+                     "params": _param_rows(v.params), "overrides": v.overrides,
+                     "incompatible": list(v.incompatible), "requires": list(v.requires)})
+    if as_json:
+        emit_json({"base_params": _param_rows(BASE_PARAM_SPECS), "variants": rows})
+        return
+    typer.echo("base rules — parameters (R13):")
+    for p in _param_rows(BASE_PARAM_SPECS):
+        typer.echo(f"  {p['name']:24} {json.dumps(p['default']):24} {p['description']}")
+    for row in rows:
+        typer.echo(f"\n{row['name']} — {row['description']}  [{row['plugin']}]")
+        for p in row["params"]:
+            typer.echo(f"  {p['name']:24} {json.dumps(p['default']):24} {p['description']}")
+        for k, val in row["overrides"].items():
+            typer.echo(f"  {k:24} {json.dumps(val):24} (changes the base default)")
+        if row["incompatible"]:
+            typer.echo(f"  cannot be combined with: {', '.join(row['incompatible'])}")
+    typer.echo("\nCombine with --rules revised,ghost --param actions_per_turn=4 (or rules: in a tournament file).")
+
+
+@command("plugins")
+def plugins_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
+    """List every loaded plugin (built-in and installed) with the hooks it implements."""
+    from .plugins import plugin_manager
+
+    pm = plugin_manager()
+    rows = []
+    for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: item[0]):
+        hooks = sorted(caller.name for caller in (pm.get_hookcallers(plugin) or []))
+        rows.append({"name": name, "hooks": hooks,
+                     "builtin": name.startswith(("plugins.", "bots.")),
+                     "module": getattr(plugin, "__name__", type(plugin).__name__)})
+    if as_json:
+        emit_json(rows)
+        return
+    for row in rows:
+        typer.echo(f"{row['name']:28} {'built-in' if row['builtin'] else 'installed':9} {', '.join(row['hooks'])}")
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@command("solo")
+def solo_cmd(
+    bot: str = typer.Argument(..., help="A built-in bot (played in-process): random, greedy, ..."),
+    difficulty: str = typer.Option("standard", "--difficulty", help="standard, challenging or unbeatable (R12.1)."),
+    games: int = typer.Option(100, "--games", min=1, help="Games to play (seeds seed, seed+1, ...)."),
+    seed: int = typer.Option(0, "--seed", help="First seed."),
+    rules: str = typer.Option("", "--rules", help="Further variants to combine with solo, e.g. ghost."),
+    param: List[str] = typer.Option([], "--param", help="A rule parameter NAME=VALUE (repeatable)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Play a bot against the solo automaton (R12) and print its win rate and mean score margin."""
+    from bots.policy import names, policy
+    from engine import Game
+
+    if bot not in names():
+        raise UsageError(f"unknown built-in bot {bot!r} (built-in bots: {', '.join(names())})")
+    extra = [v for v in rules.split(",") if v.strip()]
+    spec = parse_rules(",".join(["solo"] + extra), list(param) + [f"difficulty={difficulty}"])
+    wins = 0
+    margins = []
+    scores = []
+    for i in range(games):
+        game = Game.new(spec, 1, seed + i)
+        pol = policy(bot)
+        rng = random.Random(f"solo:{seed + i}")
+        while not game.is_over:
+            game.apply(pol.choose(game, rng))
+        res = game.result()
+        wins += res["won"]
+        margins.append(res["margin"])
+        scores.append(res["scores"][0])
+    lo, hi = wilson(wins, games)
+    mean_margin = sum(margins) / games
+    sd = math.sqrt(sum((m - mean_margin) ** 2 for m in margins) / max(1, games - 1))
+    out = {"bot": bot, "difficulty": difficulty, "games": games, "wins": wins, "win_rate": wins / games,
+           "win_rate_ci95": [round(lo, 4), round(hi, 4)], "mean_margin": round(mean_margin, 3),
+           "mean_margin_ci95": [round(mean_margin - 1.96 * sd / math.sqrt(games), 3),
+                                round(mean_margin + 1.96 * sd / math.sqrt(games), 3)],
+           "mean_score": round(sum(scores) / games, 3), "rules": spec.to_json()}
+    if as_json:
+        emit_json(out)
+        return
+    typer.echo(f"{bot} vs the automaton ({difficulty}), {games} games, rules {spec.label()}")
+    typer.echo(f"  win rate     {wins / games:6.1%}  (95% CI {lo:.1%} – {hi:.1%})")
+    typer.echo(f"  mean margin  {mean_margin:+6.2f}  (95% CI {out['mean_margin_ci95'][0]:+.2f} – {out['mean_margin_ci95'][1]:+.2f})")
+    typer.echo(f"  mean score   {out['mean_score']:6.2f}")
