@@ -145,6 +145,8 @@ def bench_engine_cmd(
 
 
 from . import cli_play  # noqa: E402,F401  (registers `arena play`)
+from . import cli_tournament  # noqa: E402,F401
+from . import cli_variants  # noqa: E402,F401  (registers `arena variants`, `arena plugins`, `arena solo`)
 
 
 def main() -> None:
