@@ -1,0 +1,111 @@
+"""``arena run``, ``arena validate``, ``arena standings`` and ``arena bench tournament``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .cli import bench_app, command, emit_json, guarded
+from .errors import UsageError
+
+
+@command("validate")
+def validate_cmd(
+    file: Path = typer.Argument(..., help="A tournament file (YAML)."),
+) -> None:
+    """Check a tournament file against the schema without running it."""
+    from .tournament.config import load_config
+    from .tournament.schedule import group_count, total_games
+
+    cfg = load_config(file)
+    kind = "at most " if cfg.format == "sprt" else ""
+    typer.echo(f"{file}: valid. {cfg.name}: {cfg.format}, {len(cfg.bots)} bots, {cfg.seats} seats, rules "
+               f"{cfg.rules.label()}, {kind}{total_games(cfg)} games in {group_count(cfg)} groups, "
+               f"output {cfg.output}")
+
+
+@command("run")
+def run_cmd(
+    file: Path = typer.Argument(..., help="A tournament file (YAML)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output folder (overrides the file's)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1,
+                                              help="Games at once (default: the file's, else the core count)."),
+    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS",
+                                       help="Run on the Dask scheduler at ADDRESS (tcp://host:8786)."),
+    inprocess: bool = typer.Option(False, "--inprocess", help="Play built-in bots inside the workers (no bot processes)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary and standings as one JSON object."),
+) -> None:
+    """Run a tournament (or continue it: games already stored in the output folder are not replayed)."""
+    from .tournament.config import load_config
+    from .tournament.runner import run_tournament
+    from .tournament.standings import render_text, report
+    from .tournament.store import Store
+
+    cfg = load_config(file).with_overrides(output=output, concurrency=concurrency, dask=dask,
+                                           play="inprocess" if inprocess else None)
+    if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
+        raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
+    summary = run_tournament(cfg, progress=progress)
+    store = Store.open(cfg.output, create=False)
+    try:
+        rep = report(store)
+    finally:
+        store.close()
+    if as_json:
+        emit_json({"summary": summary, **rep})
+        return
+    typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s "
+               f"({summary['stored']} of {summary['scheduled']} stored in {summary['output']})"
+               + (f"; {summary['worker_deaths']} worker deaths" if summary["worker_deaths"] else "")
+               + (f"; {summary['failed']} games not played, run again to retry" if summary["failed"] else ""))
+    typer.echo(render_text(rep))
+
+
+@command("standings")
+def standings_cmd(
+    output: Path = typer.Argument(..., help="A tournament's output folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON (a `standings` list, one object per bot)."),
+    as_csv: bool = typer.Option(False, "--csv", help="Print the standings as CSV."),
+    bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
+                                            help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
+) -> None:
+    """Print the standings, ratings and sprt of a tournament from its database (also while it runs)."""
+    from .tournament.standings import render_csv, render_text, report
+    from .tournament.store import Store
+
+    if as_json and as_csv:
+        raise UsageError("give --json or --csv, not both")
+    store = Store.open(output, create=False)
+    try:
+        rep = report(store, bootstrap=bootstrap)
+    finally:
+        store.close()
+    if as_json:
+        emit_json(rep)
+    elif as_csv:
+        typer.echo(render_csv(rep), nl=False)
+    else:
+        typer.echo(render_text(rep))
+
+
+@bench_app.command("tournament")
+@guarded
+def bench_tournament_cmd(
+    groups: int = typer.Option(12, "--groups", min=1, help="Seat-rotated groups per pairing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead."""
+    from .tournament.bench import bench_tournament
+
+    result = bench_tournament(rounds=groups)
+    if as_json:
+        emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
+                                          "games")})
+        return
+    typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play")
+    typer.echo(f"  concurrency 1: {result['games_per_s_1']:.1f} games/s, runner overhead {result['overhead_1']:.1%}")
+    typer.echo(f"  concurrency 2: {result['games_per_s_2']:.1f} games/s, runner overhead {result['overhead_2']:.1%}")
+    typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x")

@@ -1,0 +1,65 @@
+"""``arena bench tournament``: games per second of the runner at concurrency 1 and 2.
+
+A fixed round robin of built-in bots (``greedy``, a second ``greedy``, ``random``; two
+seats, base rules, seed 1, no replays) is played in-process in the workers, once with one
+worker and once with two, each into a fresh results database. The runner's *overhead* is
+the share of worker time not spent inside the game function (engine and bots):
+``1 - sum(game durations) / (wall time x workers)`` -- it includes starting the pool,
+shipping requests and results between processes, storing every game in its own SQLite
+transaction and the progress bookkeeping.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from engine import RuleSpec
+
+from .config import BotEntry, TournamentConfig
+from .runner import run_tournament
+from .store import Store
+
+
+def bench_config(output: Path, concurrency: int, rounds: int) -> TournamentConfig:
+    """The benchmark's fixed round robin."""
+    bots = (BotEntry("greedy", "greedy"), BotEntry("greedy-b", "greedy"), BotEntry("random", "random"))
+    return TournamentConfig(
+        name="bench", path="<bench>", rules=RuleSpec.make(), seats=2, bots=bots, format="round-robin",
+        format_options={}, rounds=rounds, games=None, seed=1, time_control={}, fault_policy="forfeit",
+        sandbox="none", concurrency=concurrency, executor="local", address=None, play="inprocess",
+        output=output, anchor="random", replays=False, pause_idle=False)
+
+
+def _one(concurrency: int, rounds: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        cfg = bench_config(Path(tmp) / "out", concurrency, rounds)
+        summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
+        store = Store.open(cfg.output, create=False)
+        busy = sum(g["duration_s"] or 0.0 for g in store.games())
+        store.close()
+    wall = summary["elapsed_s"]
+    return {"games": summary["played"], "wall_s": wall, "games_per_s": summary["played"] / wall,
+            "overhead": max(0.0, 1.0 - busy / (wall * concurrency))}
+
+
+def _warm() -> None:
+    """Play a few games in this process first: forked workers inherit warm engine caches."""
+    from .inprocess import play_inprocess
+    from .runner import build_request
+    from .schedule import schedule
+
+    cfg = bench_config(Path("."), 1, 1)
+    for task in list(schedule(cfg))[:6]:
+        play_inprocess(build_request(cfg, task, Path(".")))
+
+
+def bench_tournament(rounds: int = 12) -> dict:
+    """Play the fixed round robin at concurrency 1 and 2; games/s, speed-up and overhead."""
+    _warm()
+    one = _one(1, rounds)
+    two = _one(2, rounds)
+    return {"bots": ["greedy", "greedy-b", "random"], "play": "inprocess", "games": one["games"],
+            "games_per_s_1": one["games_per_s"], "games_per_s_2": two["games_per_s"],
+            "speedup": two["games_per_s"] / one["games_per_s"], "overhead_1": one["overhead"],
+            "overhead_2": two["overhead"], "wall_s_1": one["wall_s"], "wall_s_2": two["wall_s"]}

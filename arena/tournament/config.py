@@ -1,0 +1,395 @@
+"""The tournament file: its schema, validation with file/line/field errors, and the config.
+
+A tournament file is YAML (see ``docs/tournaments.md`` for every field). :func:`load_config`
+reads it, checks every field against the schema below before anything runs, and returns a
+:class:`TournamentConfig` of plain data. Any mistake -- an unknown key, a wrong type, a
+missing bot executable, an unknown variant or parameter, an impossible seat count -- raises
+:class:`ConfigError` (exit code 2) whose message names the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from engine import EngineError, RuleSpec, compile_rules
+
+from .yamlsource import ConfigError, Source, load_with_lines
+
+FORMATS = ("round-robin", "gauntlet", "sprt")
+FAULT_POLICIES = ("forfeit", "random")
+SANDBOX_TIERS = ("none", "basic", "strict")
+EXECUTORS = ("local", "dask")
+PLAY_MODES = ("bots", "inprocess")
+
+TOP_KEYS = {
+    "name": "the tournament's name (used in every game key)",
+    "rules": "variants and parameters",
+    "seats": "seats per game, 1-4",
+    "bots": "the bots",
+    "format": "round-robin, gauntlet or sprt",
+    "rounds": "how many times every table is played (each time as a seat-rotated group)",
+    "games": "how many games in all (rounded up to whole groups); for sprt, the most games",
+    "seed": "the tournament's seed",
+    "time_control": "move_ms, game_ms, increment_ms, startup_ms, grace_ms",
+    "fault_policy": "forfeit or random",
+    "sandbox": "none, basic or strict",
+    "concurrency": "games played at once",
+    "executor": "local or dask, and how games are played",
+    "output": "the output folder",
+    "anchor": "the bot whose rating is 0",
+    "replays": "write a replay file per game",
+    "pause_idle": "pause bots while it is not their turn",
+}
+TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
+TIME_MODES = ("clock", "bank")
+FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"},
+               "sprt": {"candidate", "elo0", "elo1", "alpha", "beta"}}
+SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One bot: its display name, and either a registered name or a command line."""
+
+    name: str
+    bot: str | None = None
+    cmd: tuple[str, ...] | None = None
+    options: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def seat_request(self, name: str | None = None) -> dict:
+        """The ``seats`` entry of a game request for this bot."""
+        return {"name": name or self.name, "bot": self.bot, "cmd": list(self.cmd) if self.cmd else None,
+                "options": dict(self.options)}
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament file, as plain data."""
+
+    name: str
+    path: str
+    rules: RuleSpec
+    seats: int
+    bots: tuple[BotEntry, ...]
+    format: str
+    format_options: dict
+    rounds: int | None
+    games: int | None
+    seed: int
+    time_control: dict
+    fault_policy: str
+    sandbox: str
+    concurrency: int
+    executor: str
+    address: str | None
+    play: str
+    output: Path
+    anchor: str | None
+    replays: bool
+    pause_idle: bool
+
+    def bot(self, name: str) -> BotEntry:
+        """The bot with display name ``name``."""
+        return next(b for b in self.bots if b.name == name)
+
+    def with_overrides(self, output=None, concurrency=None, dask=None, play=None) -> "TournamentConfig":
+        """The config with command-line overrides applied."""
+        cfg = self
+        if output is not None:
+            cfg = replace(cfg, output=Path(output))
+        if concurrency is not None:
+            cfg = replace(cfg, concurrency=int(concurrency))
+        if dask is not None:
+            cfg = replace(cfg, executor="dask", address=dask)
+        if play is not None:
+            cfg = replace(cfg, play=play)
+        return cfg
+
+    def fingerprint(self) -> dict:
+        """What decides the schedule and the games: a stored run is resumed only if it matches."""
+        return {"name": self.name, "rules": self.rules.to_json(), "seats": self.seats,
+                "bots": [[b.name, b.bot, list(b.cmd) if b.cmd else None] for b in self.bots],
+                "format": self.format, "format_options": self.format_options,
+                "rounds": self.rounds, "games": self.games, "seed": self.seed}
+
+
+def load_config(path) -> TournamentConfig:
+    """Read and validate a tournament file; raises :class:`ConfigError` naming file, line and field."""
+    src = load_with_lines(Path(path))
+    return validate(src)
+
+
+def validate(src: Source) -> TournamentConfig:
+    """Check ``src`` against the schema and build the config."""
+    doc = src.value
+    if not isinstance(doc, dict):
+        raise src.error((), "a tournament file must be a mapping of fields (name, bots, format, ...)")
+    for key in doc:
+        if key not in TOP_KEYS:
+            raise src.error((key,), f"unknown key (known keys: {', '.join(TOP_KEYS)})")
+    if "name" not in doc:
+        raise src.error((), "the field 'name' is missing")
+    name = _str(src, ("name",), doc["name"])
+    if not name or any(c in name for c in "/\\\n"):
+        raise src.error(("name",), "the name must be non-empty and contain no slash")
+    seats = _int(src, ("seats",), doc.get("seats", 2), 1)
+    if seats > 4:
+        raise src.error(("seats",), f"R1: a game has 1 to 4 seats, not {seats}")
+    rules = _rules(src, doc.get("rules"), seats)
+    executor, address, play = _executor(src, doc.get("executor"))
+    bots = _bots(src, doc.get("bots"), play)
+    fmt, fopts = _format(src, doc.get("format", "round-robin"), bots, seats)
+    rounds = _int(src, ("rounds",), doc["rounds"], 1) if doc.get("rounds") is not None else None
+    games = _int(src, ("games",), doc["games"], 1) if doc.get("games") is not None else None
+    if rounds is not None and games is not None:
+        raise src.error(("games",), "give either 'rounds' or 'games', not both")
+    if fmt == "sprt" and rounds is not None:
+        raise src.error(("rounds",), "an sprt runs until the test decides: give 'games' as the most games, not 'rounds'")
+    if rounds is None and games is None:
+        rounds, games = (None, 20000) if fmt == "sprt" else (1, None)
+    seed = _int(src, ("seed",), doc.get("seed", 0), 0)
+    tc = _time_control(src, doc.get("time_control"))
+    fault = _choice(src, ("fault_policy",), doc.get("fault_policy", "forfeit"), FAULT_POLICIES)
+    sandbox = _choice(src, ("sandbox",), doc.get("sandbox", "basic"), SANDBOX_TIERS)
+    conc = _int(src, ("concurrency",), doc.get("concurrency", os.cpu_count() or 1), 1)
+    if play == "inprocess":
+        for i, b in enumerate(bots):
+            if b.bot is None:
+                raise src.error(("bots", i), "the inprocess executor plays built-in bots only; "
+                                "this bot is a command line")
+    out = doc.get("output", f"results/{name}")
+    output = Path(_str(src, ("output",), out))
+    anchor = doc.get("anchor")
+    if anchor is not None:
+        anchor = _str(src, ("anchor",), anchor)
+        if anchor not in {b.name for b in bots}:
+            raise src.error(("anchor",), f"no bot named {anchor!r} (bots: {', '.join(b.name for b in bots)})")
+    replays = _bool(src, ("replays",), doc.get("replays", True))
+    pause_idle = _bool(src, ("pause_idle",), doc.get("pause_idle", False))
+    return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
+                            tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
+                            pause_idle)
+
+
+def _type_name(value) -> str:
+    return {str: "text", int: "a whole number", float: "a number", bool: "true/false", list: "a list",
+            dict: "a mapping", type(None): "empty"}.get(type(value), type(value).__name__)
+
+
+def _str(src, path, value) -> str:
+    if not isinstance(value, str):
+        raise src.error(path, f"expected text, got {_type_name(value)} ({value!r})")
+    return value
+
+
+def _int(src, path, value, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise src.error(path, f"expected a whole number, got {_type_name(value)} ({value!r})")
+    if value < lo:
+        raise src.error(path, f"must be at least {lo}, got {value}")
+    return value
+
+
+def _num(src, path, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise src.error(path, f"expected a number, got {_type_name(value)} ({value!r})")
+    return float(value)
+
+
+def _bool(src, path, value) -> bool:
+    if not isinstance(value, bool):
+        raise src.error(path, f"expected true or false, got {_type_name(value)} ({value!r})")
+    return value
+
+
+def _choice(src, path, value, choices) -> str:
+    value = _str(src, path, value)
+    if value not in choices:
+        raise src.error(path, f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _mapping(src, path, value, keys) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise src.error(path, f"expected a mapping, got {_type_name(value)} ({value!r})")
+    for key in value:
+        if key not in keys:
+            raise src.error(path + (key,), f"unknown key (known keys: {', '.join(sorted(keys)) or 'none'})")
+    return value
+
+
+def _rules(src, value, seats) -> RuleSpec:
+    obj = _mapping(src, ("rules",), value, {"variants", "params"})
+    variants = obj.get("variants") or []
+    if isinstance(variants, str):
+        variants = [variants]
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise src.error(("rules", "variants"), "expected a list of variant names")
+    params = obj.get("params") or {}
+    if not isinstance(params, dict):
+        raise src.error(("rules", "params"), f"expected a mapping of parameter names to values, got {params!r}")
+    spec = RuleSpec.make(variants, params)
+    try:
+        compile_rules(spec, seats)
+    except EngineError as exc:
+        text = str(exc)
+        named = [p for p in params if f"'{p}'" in text]
+        if named:
+            where = ("rules", "params", named[0])
+        elif "variant" in text:
+            where = ("rules", "variants")
+        elif "player" in text:
+            where = ("seats",)
+        else:
+            where = ("rules",)
+        raise src.error(where, f"{text} (with {seats} seat{'s' if seats != 1 else ''})") from None
+    return spec
+
+
+def registered_bots(play: str) -> list[str]:
+    """The bot names a tournament may use: in-process policies, or bots registered as processes."""
+    if play == "inprocess":
+        from bots.policy import names
+        return names()
+    from ..plugins import bots
+    return sorted(bots())
+
+
+def _bots(src, value, play: str) -> list[BotEntry]:
+    if not isinstance(value, list) or not value:
+        raise src.error(("bots",), "expected a non-empty list of bots")
+    known = registered_bots(play)
+    out: list[BotEntry] = []
+    for i, item in enumerate(value):
+        path = ("bots", i)
+        if isinstance(item, str):
+            item = {"bot": item}
+        item = _mapping(src, path, item, {"name", "bot", "cmd", "options"})
+        if ("bot" in item) == ("cmd" in item):
+            raise src.error(path, "give exactly one of 'bot' (a registered name) or 'cmd' (a command line)")
+        options = _mapping(src, path + ("options",), item.get("options"), set(item.get("options") or {}))
+        if "bot" in item:
+            bot = _str(src, path + ("bot",), item["bot"])
+            if bot not in known:
+                raise src.error(path + ("bot",), f"unknown bot {bot!r} (registered bots: {', '.join(known)})")
+            entry = BotEntry(item.get("name", bot), bot, None, dict(options))
+        else:
+            argv = _command(src, path + ("cmd",), item["cmd"])
+            entry = BotEntry(item.get("name", Path(argv[-1] if len(argv) > 1 else argv[0]).stem), None,
+                             tuple(argv), dict(options))
+        _str(src, path + ("name",), entry.name)
+        if any(b.name == entry.name for b in out):
+            raise src.error(path + ("name",) if "name" in item else path,
+                            f"two bots are named {entry.name!r}; give each a distinct 'name'")
+        out.append(entry)
+    return out
+
+
+def _command(src, path, value) -> list[str]:
+    if isinstance(value, str):
+        try:
+            argv = shlex.split(value)
+        except ValueError as exc:
+            raise src.error(path, f"cannot split the command line ({exc})") from None
+    elif isinstance(value, list) and all(isinstance(a, str) for a in value):
+        argv = list(value)
+    else:
+        raise src.error(path, f"expected a command line (text or a list of words), got {value!r}")
+    if not argv:
+        raise src.error(path, "the command line is empty")
+    exe = argv[0]
+    if os.sep in exe or "/" in exe:
+        candidate = Path(exe)
+        if not candidate.is_absolute():
+            beside = src.path.parent / candidate
+            candidate = beside if beside.exists() else Path.cwd() / candidate
+        if not candidate.is_file() or not os.access(candidate, os.X_OK):
+            raise src.error(path, f"the bot executable {exe!r} was not found or is not executable")
+        argv[0] = str(candidate.resolve())
+    else:
+        found = shutil.which(exe)
+        if found is None:
+            raise src.error(path, f"the bot executable {exe!r} was not found on the PATH")
+        argv[0] = found
+    return argv
+
+
+def _format(src, value, bots, seats) -> tuple[str, dict]:
+    if isinstance(value, str):
+        value = {"type": value}
+    if not isinstance(value, dict) or "type" not in value:
+        raise src.error(("format",), f"expected one of {', '.join(FORMATS)} or a mapping with 'type'")
+    fmt = _choice(src, ("format", "type"), value["type"], FORMATS)
+    _mapping(src, ("format",), value, FORMAT_KEYS[fmt] | {"type"})
+    names = [b.name for b in bots]
+    opts: dict = {}
+    if seats == 1:
+        if fmt != "round-robin":
+            raise src.error(("format", "type"), "a solo tournament (seats: 1) is a round-robin of bots against the automaton")
+        return fmt, opts
+    if fmt == "round-robin":
+        if len(bots) < seats:
+            raise src.error(("seats",), f"{seats} seats need at least {seats} bots for a round robin, got {len(bots)}")
+    elif fmt == "gauntlet":
+        hero = _str(src, ("format", "hero"), value.get("hero", names[0]))
+        if hero not in names:
+            raise src.error(("format", "hero"), f"no bot named {hero!r} (bots: {', '.join(names)})")
+        if len(bots) - 1 < seats - 1 or len(bots) < 2:
+            raise src.error(("seats",), f"a gauntlet at {seats} seats needs a field of at least {seats - 1} bots "
+                            f"besides the hero, got {len(bots) - 1}")
+        opts["hero"] = hero
+    else:
+        if len(bots) != 2:
+            raise src.error(("bots",), f"an sprt compares exactly two bots, got {len(bots)}")
+        cand = _str(src, ("format", "candidate"), value.get("candidate", names[0]))
+        if cand not in names:
+            raise src.error(("format", "candidate"), f"no bot named {cand!r} (bots: {', '.join(names)})")
+        opts["candidate"] = cand
+        opts["baseline"] = next(n for n in names if n != cand)
+        for key, default in SPRT_DEFAULTS.items():
+            opts[key] = _num(src, ("format", key), value.get(key, default))
+        for key in ("alpha", "beta"):
+            if not 0 < opts[key] < 0.5:
+                raise src.error(("format", key), f"must be between 0 and 0.5, got {opts[key]}")
+        if opts["elo1"] <= opts["elo0"]:
+            raise src.error(("format", "elo1"), f"elo1 ({opts['elo1']}) must be greater than elo0 ({opts['elo0']})")
+    return fmt, opts
+
+
+def _time_control(src, value) -> dict:
+    obj = _mapping(src, ("time_control",), value, set(TIME_KEYS) | {"mode"})
+    tc = dict(TIME_KEYS)
+    for key, v in obj.items():
+        if key == "game_ms" and v is None:
+            continue
+        if key == "mode":
+            tc[key] = _choice(src, ("time_control", key), v, TIME_MODES)
+            continue
+        tc[key] = _int(src, ("time_control", key), v, 0 if key in ("increment_ms", "grace_ms") else 1)
+    return tc
+
+
+def _executor(src, value) -> tuple[str, str | None, str]:
+    if value is None:
+        return "local", None, "bots"
+    if isinstance(value, str):
+        if value == "inprocess":
+            return "local", None, "inprocess"
+        value = {"type": value}
+    obj = _mapping(src, ("executor",), value, {"type", "address", "play"})
+    kind = _choice(src, ("executor", "type"), obj.get("type", "local"), EXECUTORS)
+    play = _choice(src, ("executor", "play"), obj.get("play", "bots"), PLAY_MODES)
+    address = obj.get("address")
+    if kind == "dask":
+        if address is None:
+            raise src.error(("executor",), "a dask executor needs 'address' (tcp://host:8786)")
+        address = _str(src, ("executor", "address"), address)
+    elif address is not None:
+        raise src.error(("executor", "address"), "only a dask executor has an address")
+    return kind, address, play

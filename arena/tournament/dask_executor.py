@@ -1,0 +1,99 @@
+"""The cluster executor: every game is a task on a Dask distributed cluster.
+
+The coordinator (``arena run``) connects a :class:`distributed.Client` to the scheduler,
+submits games lazily (two per worker thread in flight) and stores results as they come
+back -- the database stays on the coordinator's machine. Dask itself re-runs a task whose
+worker died; a task that killed ``distributed.scheduler.allowed-failures`` workers comes
+back as ``KilledWorker``: it is reported as a worker death and rescheduled, at most
+``MAX_ATTEMPTS`` times. Workers need the project installed (``pip install '.[cluster]'``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable, Iterator
+
+from ..errors import ArenaError, UsageError
+from .executors import MAX_ATTEMPTS, GameFailed, WorkerLost, _describe, execute
+
+
+class DaskExecutor:
+    """Games as tasks on the Dask scheduler at ``address`` (or on a given ``Client``)."""
+
+    def __init__(self, address=None, client=None):
+        self.address = address
+        self.client = client
+        self._own = client is None
+
+    def _connect(self):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise UsageError("the dask executor needs dask[distributed]: pip install 'project-l-arena[cluster]'") from None
+        try:
+            return Client(self.address, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise UsageError(f"cannot reach the dask scheduler at {self.address} ({_describe(exc)}); "
+                             "start one with `dask scheduler` (see docs/tournaments.md)") from None
+
+    def run(self, tasks: Iterator, payload: Callable, stop: Callable[[], bool],
+            on_death: Callable[[list, str], None]) -> Iterator[tuple]:
+        """Play ``tasks`` on the cluster; yield ``(task, reply or exception)`` as games finish."""
+        from distributed import as_completed
+        from distributed.scheduler import KilledWorker
+
+        client = self.client or self._connect()
+        self.client = client
+        threads = sum(client.nthreads().values()) or 1
+        limit = 2 * threads
+        tasks = iter(tasks)
+        retry: deque = deque()
+        attempts: dict[str, int] = {}
+        inflight: dict = {}
+        pending = as_completed([])
+
+        def fill():
+            while len(inflight) < limit and not stop():
+                task = retry.popleft() if retry else next(tasks, None)
+                if task is None:
+                    return
+                fut = client.submit(execute, payload(task), key=f"game-{task.key}-{attempts.get(task.key, 0)}",
+                                    pure=False)
+                inflight[fut.key] = (fut, task)
+                pending.add(fut)
+
+        try:
+            fill()
+            while inflight:
+                fut = next(pending)
+                _, task = inflight.pop(fut.key)
+                try:
+                    yield task, fut.result()
+                except KilledWorker as exc:
+                    attempts[task.key] = attempts.get(task.key, 0) + 1
+                    if attempts[task.key] >= MAX_ATTEMPTS:
+                        yield task, WorkerLost(f"lost with its worker {attempts[task.key]} times")
+                    else:
+                        retry.append(task)
+                    on_death([task.key], f"dask workers died running the game ({_describe(exc)}); rescheduled")
+                except ArenaError as exc:
+                    yield task, exc
+                except Exception as exc:
+                    yield task, GameFailed(_describe(exc))
+                fut.release()
+                if not stop():
+                    fill()
+                else:
+                    for other, _t in inflight.values():
+                        other.cancel()
+                    inflight.clear()
+        finally:
+            if self._own:
+                client.close()
+                self.client = None
+
+    def shutdown(self) -> None:
+        """Close the connection if this executor opened it."""
+        if self._own and self.client is not None:
+            self.client.close()
+            self.client = None

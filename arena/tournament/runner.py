@@ -1,0 +1,214 @@
+"""Running a tournament: schedule minus stored games, an executor, the store, progress, the sprt.
+
+:func:`run_tournament` opens (or resumes) the results database of the output folder, plays
+every scheduled game whose key is not stored yet on the chosen executor, stores each
+finished game in its own transaction as it arrives, shows a progress bar with the leader
+(or the sprt's LLR), and stops an sprt as soon as it decides. Killing it at any moment
+loses at most the games in flight; running it again continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import logging
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ArenaError
+from .config import TournamentConfig
+from .executors import LocalExecutor, WorkerLost
+from .schedule import GameTask, schedule, total_games
+from .sprt import SPRT, describe, game_score
+from .standings import game_points
+from .store import Store
+
+log = logging.getLogger("arena.tournament")
+
+
+class Interrupted(ArenaError):
+    """The run was interrupted (Ctrl-C); what was stored stays stored."""
+
+    exit_code = 130
+
+
+def config_json(cfg: TournamentConfig) -> dict:
+    """What ``arena standings`` needs to know about the tournament, stored with the results."""
+    return {"name": cfg.name, "file": cfg.path, "rules": cfg.rules.to_json(), "seats": cfg.seats,
+            "format": cfg.format, "format_options": cfg.format_options, "anchor": cfg.anchor,
+            "bots": [b.name for b in cfg.bots], "scheduled": total_games(cfg)}
+
+
+def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
+    """The ``play_game`` request of one scheduled game."""
+    seen: dict[str, int] = {}
+    seats = []
+    for name in task.bots:
+        seen[name] = seen.get(name, 0) + 1
+        label = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        seats.append(cfg.bot(name).seat_request(label))
+    replay = output / "replays" / f"{task.group:06d}-{task.rotation}.json" if cfg.replays else None
+    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
+            "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
+            "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
+            "log_dir": str(output / "logs")}
+
+
+def _die_with_parent() -> None:
+    """Worker initializer: on Linux, the worker is killed when the coordinator dies (kill -9)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class _Live:
+    """Running figures for the progress line: points per bot and the sprt's group scores."""
+
+    def __init__(self, cfg: TournamentConfig, games: list[dict]):
+        self.cfg = cfg
+        self.points: dict[str, list[float]] = {}
+        self.partial: dict[int, list[float]] = {}
+        self.scores: list[float] = []
+        self.test = None
+        if cfg.format == "sprt":
+            o = cfg.format_options
+            self.test = SPRT(o["elo0"], o["elo1"], o["alpha"], o["beta"])
+        for g in sorted(games, key=lambda g: (g["group"], g["rotation"])):
+            self.add(g["group"], [x["bot"] for x in g["seats"]], [x["rank"] for x in g["seats"]])
+
+    def add(self, group: int, bots: list[str], ranks: list[int]) -> None:
+        for s, bot in enumerate(bots):
+            p = self.points.setdefault(bot, [0.0, 0])
+            p[0] += game_points(ranks, s)
+            p[1] += 1
+        if self.test is not None:
+            part = self.partial.setdefault(group, [])
+            part.append(game_score(ranks, bots, self.cfg.format_options["candidate"]))
+            if len(part) == self.cfg.seats:
+                self.scores.append(sum(part) / len(part))
+                del self.partial[group]
+
+    def sprt(self) -> dict | None:
+        return self.test.status(self.scores) if self.test else None
+
+    def line(self) -> str:
+        if self.test is not None:
+            return describe(self.sprt())
+        if not self.points:
+            return ""
+        bot, (pts, n) = max(self.points.items(), key=lambda kv: kv[1][0] / kv[1][1])
+        return f"leader {bot} {pts / n:.2f} pts/game"
+
+
+def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, executor=None,
+                   progress: bool = True, echo: Callable[[str], None] | None = None) -> dict:
+    """Play (or continue) the tournament ``cfg``; returns a summary of this run.
+
+    ``game_fn`` replaces the game function (default: :func:`arena.referee.play_game`, or
+    the in-process policies when the file says ``play: inprocess``); ``executor`` replaces
+    the one the file names (tests pass a Dask client's executor).
+    """
+    from tqdm import tqdm
+
+    echo = echo or (lambda text: tqdm.write(text, file=sys.stderr))
+    output = Path(cfg.output).resolve()
+    store = Store.open(output, cfg.fingerprint())
+    store.set_meta("config", json.dumps(config_json(cfg), sort_keys=True))
+    (output / "logs").mkdir(exist_ok=True)
+    if cfg.replays:
+        (output / "replays").mkdir(exist_ok=True)
+    handler = _start_log(output)
+    done = store.keys()
+    stored_games = store.games()
+    live = _Live(cfg, stored_games)
+    scheduled = total_games(cfg)
+    summary = {"output": str(output), "scheduled": scheduled, "stored_before": len(done), "played": 0,
+               "duplicates": 0, "failed": 0, "worker_deaths": 0, "sprt": live.sprt()}
+    if executor is None:
+        if cfg.executor == "dask":
+            from .dask_executor import DaskExecutor
+            executor = DaskExecutor(cfg.address)
+        else:
+            executor = LocalExecutor(cfg.concurrency, initializer=_die_with_parent)
+    state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
+
+    def payload(task: GameTask) -> dict:
+        return {"request": build_request(cfg, task, output), "play": cfg.play, "game_fn": game_fn}
+
+    def on_death(keys: list[str], detail: str) -> None:
+        summary["worker_deaths"] += 1
+        store.add_event("worker-died", f"{detail}: {', '.join(keys)}")
+        log.warning("%s: %s", detail, ", ".join(keys))
+        echo(f"arena: {detail} (games {', '.join(keys)})")
+
+    pending = (t for t in schedule(cfg) if t.key not in done)
+    bar = tqdm(total=scheduled, initial=len(done), unit="game", disable=not progress, file=sys.stderr,
+               dynamic_ncols=True, smoothing=0.1)
+    bar.set_postfix_str(live.line())
+    t0 = time.perf_counter()
+    try:
+        for task, reply in executor.run(pending, payload, lambda: state["stop"], on_death):
+            if isinstance(reply, ArenaError):
+                raise ArenaError(f"game {task.key} cannot be played: {reply}; the tournament stops "
+                                 f"({store.count()} games stored)")
+            if isinstance(reply, Exception):
+                summary["failed"] += 1
+                kind = "worker-died" if isinstance(reply, WorkerLost) else "game-failed"
+                store.add_event(kind, f"{task.key}: {reply}")
+                log.error("game %s not played: %s", task.key, reply)
+                echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
+                continue
+            outcome = reply["outcome"]
+            if not store.record_game(task, outcome, reply.get("worker", "")):
+                summary["duplicates"] += 1
+                continue
+            summary["played"] += 1
+            live.add(task.group, list(task.bots), outcome["result"]["ranking"])
+            bar.update(1)
+            bar.set_postfix_str(live.line(), refresh=False)
+            status = live.sprt()
+            if status and status["decision"] and not state["stop"]:
+                state["stop"] = True
+                store.set_meta("sprt_decision", json.dumps(status))
+                echo(f"arena: sprt decided: {describe(status)}")
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted: {store.count()} of {scheduled} games are stored in {output}; "
+                          f"run the same command again to continue") from None
+    finally:
+        bar.close()
+        _stop_log(handler)
+        summary["elapsed_s"] = time.perf_counter() - t0
+        summary["stored"] = store.count()
+        summary["sprt"] = live.sprt()
+        store.close()
+    return summary
+
+
+def _start_log(output: Path):
+    """Log of the coordinator and of every worker (through multiprocessing-logging) in one file."""
+    import multiprocessing_logging
+
+    logger = logging.getLogger("arena")
+    handler = logging.FileHandler(output / "tournament.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    multiprocessing_logging.install_mp_handler(logger)
+    return handler
+
+
+def _stop_log(handler) -> None:
+    import multiprocessing_logging
+
+    logger = logging.getLogger("arena")
+    multiprocessing_logging.uninstall_mp_handler(logger)
+    for h in list(logger.handlers):
+        if h is handler or getattr(h, "sub_handler", None) is handler:
+            logger.removeHandler(h)
+    handler.close()

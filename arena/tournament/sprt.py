@@ -1,0 +1,115 @@
+"""The sequential probability ratio test over seat-rotated groups, for 2 to 4 seats.
+
+The statistic (derived in ``docs/tournaments.md``): the candidate's score in a game is the
+fraction of the other seats it ranks above (a shared place counts a half); a group's score
+``x`` is the mean over the group's N seat-rotated games of one deal -- at two seats the
+pentanomial pair score 0, 1/4, 1/2, 3/4, 1. Under Plackett-Luce the candidate ranks above
+each baseline seat with probability ``mu(elo) = 1 / (1 + 10^(-elo/400))`` (Luce's choice
+axiom), so ``E[x] = mu(elo)`` at every seat count. Groups are independent and identically
+distributed; the generalized SPRT with a normal approximation of the group score gives
+
+    LLR = n (mu1 - mu0) (2 xbar - mu0 - mu1) / (2 var)
+
+with ``var`` the variance of the group scores (regularised by one pseudo-group half at 0
+and half at 1, so a short run of identical groups cannot decide on its own). The test
+accepts H1 (elo >= elo1) when LLR >= log((1-beta)/alpha) and H0 (elo <= elo0) when
+LLR <= log(beta/(1-alpha)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def mu(elo: float) -> float:
+    """The expected pairwise score of a bot ``elo`` points stronger (logistic Elo)."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def elo_of(score: float) -> float:
+    """Inverse of :func:`mu`, clipped to +-1000."""
+    score = min(max(score, 1e-3), 1 - 1e-3)
+    return max(-1000.0, min(1000.0, -400.0 * math.log10(1.0 / score - 1.0)))
+
+
+def game_score(ranks: list[int], bots: list[str], candidate: str) -> float | None:
+    """The candidate's mean pairwise score against the other bots' seats in one game."""
+    total, count = 0.0, 0
+    for i, bi in enumerate(bots):
+        if bi != candidate:
+            continue
+        for j, bj in enumerate(bots):
+            if bj == candidate:
+                continue
+            total += 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+            count += 1
+    return total / count if count else None
+
+
+def group_scores(games: list[dict], candidate: str, seats: int) -> np.ndarray:
+    """Scores of the complete groups (all N rotations stored), in group order."""
+    by_group: dict[int, list[float]] = {}
+    for g in games:
+        s = game_score([x["rank"] for x in g["seats"]], [x["bot"] for x in g["seats"]], candidate)
+        if s is not None:
+            by_group.setdefault(g["group"], []).append(s)
+    return np.array([sum(v) / seats for k, v in sorted(by_group.items()) if len(v) == seats], dtype=float)
+
+
+@dataclass(frozen=True)
+class SPRT:
+    """An SPRT of H0: elo <= elo0 against H1: elo >= elo1 with error rates alpha and beta."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper): accept H0 at or below lower, H1 at or above upper."""
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, scores) -> float:
+        """The log-likelihood ratio of the group scores so far."""
+        x = np.asarray(scores, dtype=float)
+        n = len(x)
+        if n == 0:
+            return 0.0
+        mean = float(x.mean())
+        var = (float(((x - mean) ** 2).sum()) + 0.5 * (mean ** 2 + (1 - mean) ** 2)) / (n + 1)
+        m0, m1 = mu(self.elo0), mu(self.elo1)
+        return n * (m1 - m0) * (2 * mean - m0 - m1) / (2 * var)
+
+    def status(self, scores) -> dict:
+        """LLR, bounds, decision (``H0``, ``H1`` or None) and the score and Elo estimates."""
+        x = np.asarray(scores, dtype=float)
+        llr = self.llr(x)
+        lower, upper = self.bounds
+        decision = "H1" if llr >= upper else "H0" if llr <= lower else None
+        mean = float(x.mean()) if len(x) else 0.5
+        out = {"groups": int(len(x)), "llr": llr, "lower": lower, "upper": upper, "decision": decision,
+               "score": mean, "elo": elo_of(mean), "elo0": self.elo0, "elo1": self.elo1,
+               "alpha": self.alpha, "beta": self.beta}
+        if len(x) >= 2:
+            se = float(x.std(ddof=1)) / math.sqrt(len(x))
+            out["elo_ci"] = [elo_of(mean - 1.96 * se), elo_of(mean + 1.96 * se)]
+        return out
+
+
+def pentanomial(scores) -> list[int]:
+    """Counts of the pair scores 0, 1/4, 1/2, 3/4, 1 (two seats: one pair per group)."""
+    counts = [0] * 5
+    for x in scores:
+        counts[min(4, max(0, int(round(float(x) * 4))))] += 1
+    return counts
+
+
+def describe(status: dict) -> str:
+    """One line: LLR, bounds, groups and the decision."""
+    verdict = {"H1": "accepted H1", "H0": "accepted H0", None: "running"}[status["decision"]]
+    return (f"LLR {status['llr']:+.2f} [{status['lower']:.2f}, {status['upper']:.2f}] after "
+            f"{status['groups']} groups, elo {status['elo']:+.1f} ({verdict})")

@@ -1,0 +1,141 @@
+"""Standings from the results database: the table, the ratings and the sprt, as text, JSON or CSV.
+
+Points: in a game of N seats a bot scores one point for every other seat it ranks above
+and a half for every shared place, divided by N-1 (so 1 for a win and 0.5 for a draw at
+two seats); alone against the automaton (solo) a win is 1. Standings read only the
+database, so ``arena standings`` works at any time, also while a tournament runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from .ratings import fit_ratings
+from .sprt import SPRT, describe, group_scores, pentanomial
+from .store import Store
+
+
+def game_points(ranks: list[int], seat: int) -> float:
+    """The points of ``seat`` in a game with these ranks."""
+    n = len(ranks)
+    if n == 1:
+        return 1.0 if ranks[0] == 1 else 0.0
+    mine = ranks[seat]
+    won = sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for i, r in enumerate(ranks) if i != seat)
+    return won / (n - 1)
+
+
+def table(games: list[dict], faults: dict[str, dict[str, int]] | None = None) -> list[dict]:
+    """One row per bot: games, points per game, mean score, mean rank, wins, forfeits, faults."""
+    rows: dict[str, dict] = {}
+    for g in games:
+        ranks = [x["rank"] for x in g["seats"]]
+        for s, x in enumerate(g["seats"]):
+            r = rows.setdefault(x["bot"], {"bot": x["bot"], "games": 0, "points": 0.0, "score_sum": 0,
+                                           "rank_sum": 0, "wins": 0, "forfeits": 0})
+            r["games"] += 1
+            r["points"] += game_points(ranks, s)
+            r["score_sum"] += x["score"]
+            r["rank_sum"] += x["rank"]
+            r["wins"] += int(x["rank"] == 1 and ranks.count(1) == 1)
+            r["forfeits"] += int(x["forfeited"])
+    out = []
+    for r in rows.values():
+        n = r["games"]
+        f = (faults or {}).get(r["bot"], {})
+        out.append({"bot": r["bot"], "games": n, "points": r["points"], "points_per_game": r["points"] / n,
+                    "mean_score": r["score_sum"] / n, "mean_rank": r["rank_sum"] / n, "wins": r["wins"],
+                    "forfeits": r["forfeits"], "faults": sum(f.values()), "faults_by_verdict": dict(sorted(f.items()))})
+    out.sort(key=lambda r: (-r["points_per_game"], r["mean_rank"], r["bot"]))
+    return out
+
+
+def leader_line(rows: list[dict]) -> str:
+    """``leader greedy 0.83 ppg``."""
+    if not rows:
+        return "no games yet"
+    top = rows[0]
+    return f"leader {top['bot']} {top['points_per_game']:.2f} ppg over {top['games']} games"
+
+
+def report(store: Store, bootstrap: int | None = None) -> dict:
+    """Everything ``arena standings`` prints, as plain data."""
+    info = json.loads(store.meta("config") or "{}")
+    games = store.games()
+    rows = table(games, store.fault_counts())
+    out = {"tournament": info.get("name"), "rules": info.get("rules"), "seats": info.get("seats"),
+           "format": info.get("format"), "games_stored": len(games), "games_scheduled": info.get("scheduled"),
+           "standings": rows, "ratings": None, "sprt": None,
+           "worker_deaths": len(store.events("worker-died")), "failed_games": len(store.events("game-failed"))}
+    ratings = fit_ratings(games, anchor=info.get("anchor"), bootstrap=bootstrap)
+    if ratings is not None:
+        out["ratings"] = ratings.to_json()
+        for r in rows:
+            if r["bot"] in ratings.elo:
+                r["elo"] = ratings.elo[r["bot"]]
+                r["elo_ci"] = list(ratings.ci[r["bot"]])
+    if info.get("format") == "sprt":
+        opts = info["format_options"]
+        test = SPRT(opts["elo0"], opts["elo1"], opts["alpha"], opts["beta"])
+        scores = group_scores(games, opts["candidate"], info["seats"])
+        status = test.status(scores)
+        status.update(candidate=opts["candidate"], baseline=opts["baseline"])
+        if info["seats"] == 2:
+            status["pentanomial"] = pentanomial(scores)
+        out["sprt"] = status
+    return out
+
+
+def render_text(rep: dict) -> str:
+    """The human table."""
+    lines = [f"{rep['tournament']}: {rep['format']}, {rep['seats']} seats, rules "
+             f"{'+'.join((rep.get('rules') or {}).get('variants') or []) or 'base'}; "
+             f"{rep['games_stored']} of {rep['games_scheduled']} games stored"]
+    ratings = rep.get("ratings")
+    lines.append(f"{'bot':16} {'games':>5} {'pts/g':>6} {'score':>6} {'rank':>5} {'wins':>5} {'faults':>6}"
+                 + (f" {'elo':>7} {'95% interval':>17}" if ratings else ""))
+    for r in rep["standings"]:
+        line = (f"{r['bot'][:16]:16} {r['games']:>5} {r['points_per_game']:>6.3f} {r['mean_score']:>6.2f} "
+                f"{r['mean_rank']:>5.2f} {r['wins']:>5} {r['faults']:>6}")
+        if ratings and "elo" in r:
+            lo, hi = r["elo_ci"]
+            line += f" {r['elo']:>+7.1f} [{lo:>+7.1f}, {hi:>+7.1f}]"
+        lines.append(line)
+    faulty = [r for r in rep["standings"] if r["faults_by_verdict"]]
+    for r in faulty:
+        lines.append(f"  faults of {r['bot']}: " + ", ".join(f"{k} {v}" for k, v in r["faults_by_verdict"].items()))
+    if ratings:
+        lines.append(f"ratings: {ratings['method']}, anchor {ratings['anchor']} = 0")
+        bots = [r["bot"] for r in rep["standings"] if r["bot"] in ratings["elo"]]
+        if len(bots) > 1:
+            lines.append("likelihood of superiority (row stronger than column):")
+            lines.append(" " * 16 + "".join(f"{b[:8]:>9}" for b in bots))
+            for a in bots:
+                lines.append(f"{a[:16]:16}" + "".join(f"{'':>9}" if a == b else f"{ratings['los'][a][b]:>9.3f}"
+                                                      for b in bots))
+    if rep.get("sprt"):
+        s = rep["sprt"]
+        lines.append(f"sprt {s['candidate']} vs {s['baseline']} (elo0 {s['elo0']:g}, elo1 {s['elo1']:g}, "
+                     f"alpha {s['alpha']:g}, beta {s['beta']:g}): {describe(s)}")
+        if "pentanomial" in s:
+            lines.append(f"  pentanomial (pair scores 0, 1/4, 1/2, 3/4, 1): {s['pentanomial']}")
+    if rep["worker_deaths"] or rep["failed_games"]:
+        lines.append(f"worker deaths: {rep['worker_deaths']}, failed games: {rep['failed_games']}")
+    return "\n".join(lines)
+
+
+def render_csv(rep: dict) -> str:
+    """One CSV row per bot."""
+    buf = io.StringIO()
+    fields = ["bot", "games", "points", "points_per_game", "mean_score", "mean_rank", "wins", "forfeits", "faults",
+              "elo", "elo_low", "elo_high"]
+    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rep["standings"]:
+        row = dict(r)
+        if "elo_ci" in r:
+            row["elo_low"], row["elo_high"] = r["elo_ci"]
+        w.writerow(row)
+    return buf.getvalue()
