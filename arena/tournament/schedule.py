@@ -10,7 +10,8 @@ Tables come from one *cycle* per round: round robin -- every set of N bots (ever
 two seats); gauntlet -- the hero with every set of N-1 bots of the field; sprt -- the
 candidate with N-1 seats of the baseline. Within a cycle tables are ordered greedily so
 that any prefix keeps the number of meetings of every pair of bots as even as possible
-(which matters when ``games`` cuts a cycle short). At three and four seats the seat order
+(which matters when ``games`` cuts a cycle short: a full cycle is exactly even, a
+prefix stays within a couple of meetings). At three and four seats the seat order
 of each table is shuffled by the group's seed, so no bot always moves right after another.
 """
 
@@ -75,7 +76,7 @@ def balanced_order(tables: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     while left:
         def cost(table):
             pairs = [frozenset(p) for p in itertools.combinations(table, 2) if p[0] != p[1]]
-            return (sum(met.get(p, 0) for p in pairs), sum(seen.get(b, 0) for b in table))
+            return (sum(met.get(p, 0) ** 2 for p in pairs), sum(seen.get(b, 0) for b in table))
         best = min(left, key=cost)
         left.remove(best)
         out.append(best)

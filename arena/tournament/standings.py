@@ -90,8 +90,11 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
 
 def render_text(rep: dict) -> str:
     """The human table."""
-    lines = [f"{rep['tournament']}: {rep['format']}, {rep['seats']} seats, rules "
-             f"{'+'.join((rep.get('rules') or {}).get('variants') or []) or 'base'}; "
+    from engine import RuleSpec
+
+    seats = rep["seats"]
+    lines = [f"{rep['tournament']}: {rep['format']}, {seats} seat{'' if seats == 1 else 's'}, rules "
+             f"{RuleSpec.from_json(rep.get('rules')).label()}; "
              f"{rep['games_stored']} of {rep['games_scheduled']} games stored"]
     ratings = rep.get("ratings")
     lines.append(f"{'bot':16} {'games':>5} {'pts/g':>6} {'score':>6} {'rank':>5} {'wins':>5} {'faults':>6}"
