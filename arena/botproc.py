@@ -4,7 +4,8 @@ Top of the three layers. :class:`BotProcess` starts a command under a sandbox
 :class:`~arena.sandbox.Launch`, does the handshake under the start-up limit, asks for
 actions and decisions under each move's limit, and measures every move: wall time from
 the request's flush to the reply's newline, and CPU time of the bot (its process and
-reaped children, read from ``/proc/<pid>/stat`` before and after, clock-tick resolution).
+reaped children, read from ``/proc/<pid>/stat`` after each reply; a move is charged the CPU
+time since the previous reply; clock-tick resolution).
 Every misbehaviour surfaces as a :class:`~arena.transport.BotFault` subclass whose
 ``verdict`` is recorded; a crash caused by the memory cap becomes ``memory_limit``.
 """
@@ -30,6 +31,7 @@ class BotProcess:
         self.dead = False
         self._handshake = (0, 0.0)
         self._startup_s = 0.0
+        self._cpu_mark = 0.0
 
     @property
     def pid(self) -> int:
@@ -64,6 +66,7 @@ class BotProcess:
         except BotFault as exc:
             raise self._startup_fault(exc) from None
         self.protocol.ready = self.ready
+        self._cpu_mark = self.transport.cpu_seconds()
         return self.ready
 
     def start(self, hello: dict, startup_s: float) -> Ready:
@@ -82,13 +85,16 @@ class BotProcess:
 
     def ask(self, message: dict, limit_s: float) -> tuple[dict, float, float]:
         """Send a request; returns ``(R14 object, wall seconds, CPU seconds)``."""
-        cpu = self.transport.cpu_seconds
-        c0 = cpu()
         try:
             action, wall = self.protocol.request(message, limit_s)
         except BotFault as exc:
             raise self._translate(exc) from None
-        return action, wall, max(0.0, cpu() - c0)
+        # One /proc read per move (after the reply): the move is charged the CPU time
+        # since the previous reply, which includes any thinking on the others' time.
+        mark = self.transport.cpu_seconds()
+        used = mark - self._cpu_mark
+        self._cpu_mark = mark
+        return action, wall, max(0.0, used)
 
     def notify(self, message: dict) -> None:
         """Send a message without a reply; a dead or stuck bot is ignored here."""

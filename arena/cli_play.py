@@ -1,8 +1,14 @@
-"""``arena play``: one game between bots, printed as a result (or JSON) and a replay file."""
+"""``arena play``: one game between bot processes, printed as a result (or JSON) and a replay file.
+
+Seats are filled in order by the positional bot names (see ``arena bots``), then by the
+``--cmd`` commands; with fewer bots than ``--players`` they repeat. Every bot runs as a
+process through the referee (:mod:`arena.referee`), the sandbox and the time control.
+"""
 
 from __future__ import annotations
 
-import json
+import os
+import shlex
 from pathlib import Path
 from typing import List, Optional
 
@@ -12,55 +18,88 @@ from .cli import command, emit_json
 from .errors import UsageError
 from .rulesopt import parse_rules
 
+_warned: set = set()
+
+
+def warn_sandbox(record: dict) -> None:
+    """Print each protection that was not in force, once per process."""
+    for item in record.get("unavailable", []):
+        key = (item["protection"], item["reason"])
+        if key not in _warned:
+            _warned.add(key)
+            typer.echo(f"arena: warning: sandbox {record['tier']}: {item['protection']} is not in force: {item['reason']}", err=True)
+
+
+def seat_name(argv: list[str]) -> str:
+    """A short name for a ``--cmd`` bot: its script's or program's file name."""
+    files = [a for a in argv[1:] if os.path.isfile(a)]
+    return os.path.basename(files[-1] if files else argv[0])
+
 
 @command("play")
 def play_cmd(
-    bots: List[str] = typer.Argument(..., help="Bot names, one per seat (see `arena bots`)."),
+    bots: Optional[List[str]] = typer.Argument(None, help="Registered bot names, one per seat (see `arena bots`)."),
+    cmd: List[str] = typer.Option([], "--cmd", help="A bot given as a command line, e.g. \"node bots/examples/js/bot.js\" (repeatable; fills the seats after the named bots)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the deal (R1.5)."),
     players: Optional[int] = typer.Option(None, "--players", min=1, max=4, help="Seats; the bots fill them in order, repeating if fewer."),
     rules: str = typer.Option("", "--rules", help="Variants, comma-separated, e.g. revised,ghost."),
     param: List[str] = typer.Option([], "--param", help="A rule parameter NAME=VALUE (repeatable), e.g. actions_per_turn=4."),
     deal: Optional[Path] = typer.Option(None, "--deal", help="JSON file with both decks' orders: {\"white\": [...], \"black\": [...]}."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
-    replay: Optional[Path] = typer.Option(None, "--replay", help="Write the replay (JSON) to this file."),
+    replay: Optional[Path] = typer.Option(None, "--replay", help="Write the replay (JSON, with per-move times and faults) to this file."),
+    sandbox: str = typer.Option("basic", "--sandbox", help="none, basic or strict (see docs/protocol.md)."),
+    move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time limit of one move, in milliseconds."),
+    game_ms: Optional[int] = typer.Option(None, "--game-ms", min=0, help="Time budget of a whole game (chess clock), in milliseconds."),
+    increment_ms: int = typer.Option(0, "--increment-ms", min=0, help="Added to the game budget after each move."),
+    startup_ms: int = typer.Option(10000, "--startup-ms", min=1, help="Time limit of the handshake."),
+    fault_policy: str = typer.Option("forfeit", "--fault-policy", help="forfeit (the seat passes for the rest of the game, R7.3) or random."),
+    pause_idle: bool = typer.Option(False, "--pause-idle", help="Stop (SIGSTOP) the bots that are not on move."),
+    log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Keep each bot's stderr in this directory."),
 ) -> None:
-    """Play one game and print the result: scores, ranking, rounds, adjudicated or not."""
-    import random
-
-    from bots.policy import names, policy
-    from engine import Game, make_replay
+    """Play one game between bot processes and print the result: scores, ranking, faults."""
     from engine.deal import load_deal
 
+    from .referee import play_game
+
     spec = parse_rules(rules, param)
-    n = players or max(len(bots), 2)
-    if len(bots) > n:
-        raise UsageError(f"{len(bots)} bots for {n} seats; give --players {len(bots)} or fewer bots")
-    seats = [bots[i % len(bots)] for i in range(n)]
-    known = names()
-    for b in seats:
-        if b not in known:
-            raise UsageError(f"unknown bot {b!r} (built-in bots: {', '.join(known)})")
-    deal_obj = load_deal(deal) if deal else None
-    game = Game.new(spec, n, seed, deal_obj)
-    policies = [policy(b) for b in seats]
-    rngs = [random.Random(f"{seed}:{i}") for i in range(n)]
-    while not game.is_over:
-        s = game.to_move()
-        game.apply(policies[s].choose(game, rngs[s]))
-    result = {"seed": seed, "rules": spec.to_json(), "players": n, "bots": seats, **game.result()}
-    if replay:
-        record = make_replay(game, deal_obj, {"bots": seats})
-        try:
-            replay.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write the replay to {replay}: {exc.strerror}") from None
+    entries = [{"name": b, "bot": b, "cmd": None} for b in (bots or [])]
+    for text in cmd:
+        argv = shlex.split(text)
+        if not argv:
+            raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
+        entries.append({"name": seat_name(argv), "bot": None, "cmd": argv})
+    if not entries:
+        raise UsageError("name at least one bot (see `arena bots`) or give one with --cmd")
+    n = players or max(len(entries), 2)
+    if len(entries) > n:
+        raise UsageError(f"{len(entries)} bots for {n} seats; give --players {len(entries)} or fewer bots")
+    seats = [dict(entries[i % len(entries)], options={}) for i in range(n)]
+    request = {
+        "seats": seats, "rules": spec.to_json(), "players": n, "seed": seed,
+        "deal": load_deal(deal) if deal else None,
+        "time_control": {"move_ms": move_ms, "game_ms": game_ms, "increment_ms": increment_ms, "startup_ms": startup_ms},
+        "fault_policy": fault_policy, "sandbox": sandbox, "pause_idle": pause_idle,
+        "replay_path": str(replay) if replay else None, "log_dir": str(log_dir) if log_dir else None,
+    }
+    out = play_game(request)
+    warn_sandbox(out["sandbox"])
+    res = out["result"]
+    names = [s["name"] for s in seats]
+    result = {"seed": seed, "rules": spec.to_json(), "players": n, "bots": names, **res,
+              "faults": [s["faults"] for s in out["seats"]], "sandbox": out["sandbox"],
+              "times": [{k: s[k] for k in ("moves", "wall_ms", "cpu_ms", "max_move_ms")} for s in out["seats"]]}
     if as_json:
         emit_json(result)
         return
-    typer.echo(f"rules {spec.label()}, seed {seed}, {n} players, {result['rounds']} rounds"
-               f"{' (adjudicated: max_rounds reached)' if result['adjudicated'] else ''}")
-    typer.echo(f"{'seat':>4}  {'bot':12} {'score':>5} {'rank':>4} {'completed':>9}")
-    for s in range(n):
-        typer.echo(f"{s:>4}  {seats[s]:12} {result['scores'][s]:>5} {result['ranking'][s]:>4} {result['completed'][s]:>9}")
+    typer.echo(f"rules {spec.label()}, seed {seed}, {n} players, {res['rounds']} rounds"
+               f"{' (adjudicated: max_rounds reached)' if res['adjudicated'] else ''}, sandbox {out['sandbox']['tier']}")
+    typer.echo(f"{'seat':>4}  {'bot':14} {'score':>5} {'rank':>4} {'completed':>9} {'moves':>5} {'avg ms':>7} {'max ms':>7}")
+    for s, st in enumerate(out["seats"]):
+        avg = st["wall_ms"] / st["moves"] if st["moves"] else 0.0
+        typer.echo(f"{s:>4}  {names[s][:14]:14} {res['scores'][s]:>5} {res['ranking'][s]:>4} {res['completed'][s]:>9} "
+                   f"{st['moves']:>5} {avg:>7.1f} {st['max_move_ms']:>7.1f}")
+        for f in st["faults"]:
+            where = "at start-up" if f["move"] is None else f"at move {f['move']}"
+            typer.echo(f"      fault {f['verdict']} {where}: {f['detail']}")
     if replay:
         typer.echo(f"replay written to {replay}")

@@ -146,7 +146,7 @@ class Protocol:
                 got = msg.get("id")
                 if type(got) is int and 0 < got < rid:
                     self.discarded.append({"id": got, "expected": rid, "line": snippet(line, 120)})
-                    log.warning("%s: discarded a stale reply (id %d, waiting for %d): %s", self.label, got, rid, snippet(line, 120))
+                    log.info("%s: discarded a stale reply (id %d, waiting for %d): %s", self.label, got, rid, snippet(line, 120))
                     continue
                 if got != rid:
                     raise BotProtocolError(f"reply id {got!r} does not match the request id {rid}: {snippet(line)}")

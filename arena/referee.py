@@ -15,7 +15,9 @@ and on Dask workers). The request, with its defaults::
      "sandbox": "none" | "basic" | "strict",   # "basic"
      "pause_idle": bool,                       # False: SIGSTOP bots not on move when True
      "replay_path": str or None,               # None: no replay file
-     "log_dir": str or None}                   # None: bots' stderr is not kept
+     "log_dir": str or None,                   # None: bots' stderr is not kept
+     "sandbox_options": {"memory_mb": 1024, "pids": 128, "cpu_s": 900, "nofile": 256,
+                         "fsize_mb": 64, "rss_poll_ms": 100, "cgroups": True}}
 
 A seat's ``options`` are passed to its bot in ``hello``. A relative path on a ``cmd``
 that names an existing file is made absolute (bots run in a temporary directory).
@@ -46,7 +48,7 @@ from engine.events import events_since
 from .botproc import BotProcess
 from .errors import ArenaError, UsageError
 from .protocol import hello_message, request_message
-from .sandbox import Sandbox
+from .sandbox import Limits, Sandbox
 from .timecontrol import Clock, TimeControl
 from .transport import BotFault
 
@@ -60,7 +62,8 @@ class BadRequest(UsageError):
 
 
 class _Seat:
-    __slots__ = ("name", "bot", "clock", "faults", "moves", "wall", "cpu", "max_move", "events_from", "ready", "log")
+    __slots__ = ("name", "bot", "clock", "faults", "moves", "wall", "cpu", "max_move", "events_from", "ready", "log",
+                 "discarded")
 
     def __init__(self, name: str, clock: Clock):
         self.name = name
@@ -74,6 +77,7 @@ class _Seat:
         self.events_from = 0
         self.ready = None
         self.log = None
+        self.discarded: list[dict] = []
 
 
 def resolve_command(seat: dict) -> list[str]:
@@ -121,6 +125,7 @@ def normalize(request: dict) -> dict:
         "pause_idle": bool(request.get("pause_idle", False)),
         "replay_path": request.get("replay_path"),
         "log_dir": request.get("log_dir"),
+        "sandbox_options": dict(request.get("sandbox_options") or {}),
     }
     if out["fault_policy"] not in FAULT_POLICIES:
         raise BadRequest(f"fault_policy must be one of {', '.join(FAULT_POLICIES)}, got {out['fault_policy']!r}")
@@ -143,7 +148,13 @@ def play_game(request: dict) -> dict:
     except EngineError as exc:
         raise BadRequest(f"cannot start the game: {exc}") from None
     tc: TimeControl = req["time_control"]
-    sandbox = Sandbox(req["sandbox"])
+    opts = dict(req["sandbox_options"])
+    use_cgroups = bool(opts.pop("cgroups", True))
+    try:
+        limits = Limits(**opts)
+    except TypeError:
+        raise BadRequest(f"sandbox_options has an unknown field (fields: cgroups, {', '.join(Limits.__dataclass_fields__)})") from None
+    sandbox = Sandbox(req["sandbox"], limits, use_cgroups=use_cgroups)
     seats = [_Seat(s["name"], Clock(tc)) for s in req["seats"]]
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
     if log_dir is not None:
@@ -155,6 +166,7 @@ def play_game(request: dict) -> dict:
             if log_dir is not None:
                 seat.log = str(log_dir / f"seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log")
             seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log)
+            seat.discarded = seat.bot.protocol.discarded
         match.handshake()
         match.play()
     finally:
@@ -173,7 +185,7 @@ def play_game(request: dict) -> dict:
         "result": game.result(),
         "seats": [{"name": s.name, "faults": s.faults, "moves": s.moves, "wall_ms": round(s.wall * 1000, 3),
                    "cpu_ms": round(s.cpu * 1000, 3), "max_move_ms": round(s.max_move * 1000, 3),
-                   "bot": s.ready, "stderr_log": s.log} for s in seats],
+                   "bot": s.ready, "discarded": s.discarded, "stderr_log": s.log} for s in seats],
         "sandbox": sandbox_record,
         "replay_path": replay_path,
         "duration_s": round(time.perf_counter() - t_start, 3),

@@ -131,6 +131,7 @@ class LineTransport:
         self.stderr_bytes = 0
         self.paused = False
         self.output_count = 0
+        self._stat_fd = -1
         self.returncode: int | None = None
 
     # ------------------------------------------------------------------ life cycle
@@ -297,9 +298,12 @@ class LineTransport:
         Clock-tick resolution (usually 10 ms); 0.0 once the process is gone.
         """
         try:
-            with open(f"/proc/{self.pid}/stat", "rb") as f:
-                data = f.read()
+            if self._stat_fd < 0:
+                self._stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+            data = os.pread(self._stat_fd, 1024, 0)
         except OSError:
+            return 0.0
+        if not data:
             return 0.0
         fields = data[data.rfind(b")") + 2:].split()
         return (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / CLK_TCK
@@ -350,6 +354,9 @@ class LineTransport:
             self.proc.stderr.close()
         except OSError:
             pass
+        if self._stat_fd >= 0:
+            os.close(self._stat_fd)
+            self._stat_fd = -1
         self.state = State.CLOSED
         self.returncode = code
         return code

@@ -29,8 +29,11 @@ class PolicyBot(Bot):
     def new_game(self, hello: dict) -> None:
         """A fresh policy per game; the random stream comes from the arena's seed."""
         from bots.policy import policy
+        from engine import RuleSpec, compile_rules
+        from engine.observation import game_from_observation  # noqa: F401  (import before the clock runs)
         self.policy = policy(self.name)
         self.rng = random.Random(hello.get("seed"))
+        compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
 
     def _choose(self, observation: dict) -> dict:
         from engine import action_to_json

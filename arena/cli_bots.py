@@ -1,0 +1,81 @@
+"""``arena bots``, ``arena check-bot`` and ``arena bench protocol``."""
+
+from __future__ import annotations
+
+from typing import List
+
+import typer
+
+from .cli import bench_app, command, emit_json, guarded
+from .errors import UsageError
+
+
+@command("bots")
+def bots_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
+    """List the registered bots: name, plugin, command and description."""
+    from .plugins import bots
+
+    entries = sorted(bots().values(), key=lambda b: b.name)
+    if as_json:
+        emit_json([b.to_json() for b in entries])
+        return
+    width = max([len(b.name) for b in entries] + [4])
+    for b in entries:
+        typer.echo(f"{b.name:{width}}  {b.description}")
+        typer.echo(f"{'':{width}}  from {b.plugin}: {' '.join(b.command)}")
+    typer.echo("Any other program runs with --cmd \"COMMAND\" (see docs/writing-a-bot.md).")
+
+
+@command("check-bot", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def check_bot_cmd(
+    argv: List[str] = typer.Argument(..., metavar="-- COMMAND...", help="The bot's command line, after --."),
+    move_ms: int = typer.Option(2000, "--move-ms", min=1, help="Time limit of one move, in milliseconds."),
+    startup_ms: int = typer.Option(10000, "--startup-ms", min=1, help="Time limit of the handshake."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the games played."),
+    as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
+) -> None:
+    """Check that a bot speaks the protocol: handshake, requests, every decision, a full game.
+
+    Prints one PASS/FAIL line per check (with the offending message) and exits 0 only if
+    the bot conforms, e.g. `arena check-bot -- node bots/examples/js/bot.js`.
+    """
+    import shutil
+
+    from .check_bot import check_bot
+
+    if not argv:
+        raise UsageError("give the bot's command after --, e.g. arena check-bot -- python my_bot.py")
+    if "/" not in argv[0] and shutil.which(argv[0]) is None:
+        raise UsageError(f"the program {argv[0]!r} is not on the PATH")
+    report = check_bot(list(argv), move_ms=move_ms, startup_ms=startup_ms, seed=seed)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for check in report.checks:
+            typer.echo(check.line())
+        passed = sum(c.ok for c in report.checks)
+        typer.echo(f"{passed}/{len(report.checks)} checks passed: "
+                   f"{'the bot conforms' if report.ok else 'the bot does not conform'}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@bench_app.command("protocol")
+@guarded
+def bench_protocol_cmd(
+    decisions: int = typer.Option(5000, "--decisions", min=10, help="Round trips of each kind."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Decisions per second through the pipe with a trivial bot, next to a raw JSON-line echo."""
+    from .bench_protocol import bench_protocol
+
+    result = bench_protocol(decisions)
+    if as_json:
+        emit_json(result)
+        return
+    typer.echo(f"request of {result['bytes']} bytes, {result['decisions']} round trips of each kind (best of 5 blocks)")
+    typer.echo(f"  protocol, trivial bot:      {result['protocol_per_s']:>10,.0f} decisions/s")
+    typer.echo(f"  raw JSON-line echo (floor): {result['echo_per_s']:>10,.0f} round trips/s")
+    typer.echo(f"  protocol / echo:            {result['ratio']:>10.1%}")
+    typer.echo(f"  bare pipe (pre-encoded):    {result['pipe_per_s']:>10,.0f} round trips/s")
+    typer.echo(f"  protocol, Python SDK bot:   {result['sdk_per_s']:>10,.0f} decisions/s")
