@@ -145,6 +145,7 @@ def bench_engine_cmd(
 
 
 from . import cli_play  # noqa: E402,F401  (registers `arena play`)
+from . import cli_bots  # noqa: E402,F401  (registers `arena bots`, `arena check-bot`, `arena bench protocol`)
 from . import cli_tournament  # noqa: E402,F401
 from . import cli_variants  # noqa: E402,F401  (registers `arena variants`, `arena plugins`, `arena solo`)
 
