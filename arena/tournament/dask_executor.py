@@ -50,7 +50,7 @@ class DaskExecutor:
         retry: deque = deque()
         attempts: dict[str, int] = {}
         inflight: dict = {}
-        pending = as_completed([])
+        pending = as_completed([], loop=client.loop)  # the client is not the default one
 
         def fill():
             while len(inflight) < limit and not stop():

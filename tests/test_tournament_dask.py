@@ -1,0 +1,53 @@
+"""The Dask executor on a LocalCluster of worker processes gives the local pool's results."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine import RuleSpec
+from arena.tournament.config import BotEntry, TournamentConfig
+from arena.tournament.runner import run_tournament
+from arena.tournament.schedule import total_games
+from arena.tournament.store import Store
+
+distributed = pytest.importorskip("distributed")
+
+
+def config(output: Path) -> TournamentConfig:
+    return TournamentConfig(
+        name="d", path="d.yaml", rules=RuleSpec.make(), seats=2,
+        bots=(BotEntry("greedy", "greedy"), BotEntry("random", "random"), BotEntry("greedy-b", "greedy")),
+        format="round-robin", format_options={}, rounds=2, games=None, seed=8, time_control={},
+        fault_policy="forfeit", sandbox="none", concurrency=2, executor="local", address=None, play="inprocess",
+        output=output, anchor="random", replays=True, pause_idle=False)
+
+
+def results(output: Path) -> dict:
+    store = Store.open(output, create=False)
+    try:
+        return {g["key"]: [(s["bot"], s["score"], s["rank"]) for s in g["seats"]] for g in store.games()}
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_same_results_as_the_local_pool(tmp_path):
+    from distributed import Client, LocalCluster
+
+    local = config(tmp_path / "local")
+    run_tournament(local, progress=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        cfg = replace(config(tmp_path / "dask"), executor="dask", address=cluster.scheduler_address)
+        summary = run_tournament(cfg, progress=False)
+        assert summary["played"] == total_games(cfg) == 12
+        with Client(cluster) as client:
+            workers = set(client.scheduler_info()["workers"])
+    assert len(workers) == 2
+    assert results(tmp_path / "dask") == results(tmp_path / "local")
+    store = Store.open(tmp_path / "dask", create=False)
+    hosts = {w for (w,) in store.conn.execute("SELECT worker FROM games")}
+    assert len(hosts) >= 1 and all(":" in h for h in hosts)
+    assert all(Path(p).exists() for (p,) in store.conn.execute("SELECT replay_path FROM games"))
