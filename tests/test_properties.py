@@ -1,7 +1,7 @@
 """Properties of random playouts (hypothesis): conservation, scores, legality, determinism.
 
 Each example plays one whole game (2-4 seats, random and greedy policies, a few rule
-parameters varied) and checks at every step that pieces and cards are conserved, and at
+parameters varied, sometimes a seat forfeited) and checks at every step that pieces and cards are conserved, and at
 sampled steps that ``legal_actions()`` is exactly the set of single actions ``apply``
 accepts, that a sample of master actions and finishing touches is accepted, that every
 rejection leaves the state equal, and that the state survives a JSON round trip. At the
@@ -26,6 +26,7 @@ from engine.actions import BLACK, WHITE, Finish, Master, Pass, Place, TakePiece,
 games = st.fixed_dictionaries({
     "seed": st.integers(0, 10**6),
     "bots": st.lists(st.sampled_from(["random", "greedy"]), min_size=2, max_size=4),
+    "forfeit": st.none() | st.tuples(st.integers(0, 80), st.integers(0, 3)),
     "params": st.fixed_dictionaries({}, optional={
         "max_rounds": st.sampled_from([2, 6, 30]),
         "actions_per_turn": st.integers(1, 4),
@@ -120,21 +121,27 @@ def _play_and_check(case) -> None:
     rng = random.Random(seed)
     check_rng = random.Random(seed + 1)
     before_end = None
-    for _ in range(20_000):
+    for step in range(20_000):
         if game.is_over:
             break
+        # the last state before the end, to account for the finishing touches per shape
+        before_end = game.clone() if game.phase_name == "finish" else None
+        if case["forfeit"] and step == case["forfeit"][0]:
+            game.forfeit(case["forfeit"][1] % game.n)
+            continue
         assert _piece_counts(game) == [total] * len(rs.shapes)
         assert _cards(game, left_out) == all_cards
         assert 0 <= game.to_move() < game.n and not game.players[game.to_move()].forfeited
         if check_rng.random() < 0.15:
             _check_legality(game, check_rng)
-        action = pols[game.to_move()].choose(game, rng)
-        before_end = game.clone()
-        game.apply(action)
+        game.apply(pols[game.to_move()].choose(game, rng))
     assert game.is_over
     _check_end(game, before_end, total, left_out, all_cards)
     again = Game.new(spec, len(bots), seed)
     for seat, action in game.history:
+        if action is None:
+            again.forfeit(seat)
+            continue
         assert again.to_move() == seat
         again.apply(action)
     assert again.to_json() == game.to_json()
@@ -146,7 +153,9 @@ def _check_end(game, before_end, total, left_out, all_cards) -> None:
     g = rs.geometry
     # per shape, the pieces lying on puzzles at the end: those already there before the
     # last decision, plus every seat's finishing touches
-    finishes = dict(before_end.finishes)
+    if before_end is None:  # every seat was forfeited: no finishing touches
+        before_end = game
+    finishes = dict(before_end.finishes) if before_end is not game else {}
     last_seat, last = game.history[-1]
     if isinstance(last, Finish):
         finishes[last_seat] = last.placements
@@ -169,6 +178,9 @@ def _check_end(game, before_end, total, left_out, all_cards) -> None:
         assert game.score(seat) == expected
     res = game.result()
     assert sorted(res["ranking"])[0] == 1 and all(1 <= r <= game.n for r in res["ranking"])
+    playing = [r for r, f in zip(res["ranking"], res["forfeited"]) if not f]
+    out = [r for r, f in zip(res["ranking"], res["forfeited"]) if f]
+    assert not playing or not out or max(playing) < min(out), "R7.3: forfeited seats rank last"
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
