@@ -1,12 +1,13 @@
 """Properties of random playouts (hypothesis): conservation, scores, legality, determinism.
 
 Each example plays one whole game (2-4 seats, random and greedy policies, a few rule
-parameters varied, sometimes a seat forfeited) and checks at every step that pieces and cards are conserved, and at
-sampled steps that ``legal_actions()`` is exactly the set of single actions ``apply``
-accepts, that a sample of master actions and finishing touches is accepted, that every
-rejection leaves the state equal, and that the state survives a JSON round trip. At the
-end it checks the scores and that the same seed and actions give the same game, bit for
-bit, and that the replay re-simulates.
+parameters varied, sometimes a seat forfeited) and checks at every step that pieces and
+cards are conserved, and at sampled steps that ``legal_actions()`` is exactly the set of
+single actions ``apply`` accepts, that a sample of master actions and finishing touches
+is accepted, that every rejection leaves the state equal, and that the state survives a
+JSON round trip. At the end it checks the scores, that forfeited seats rank last, that
+the same seed and actions give the same game, bit for bit, and that the replay
+re-simulates.
 """
 
 from __future__ import annotations
