@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import W09, W10, W22, W31, act, dealt, give_pieces, place, reserve, set_reserve, supply, take
+from conftest import W09, W22, W31, act, dealt, give_pieces, place, reserve, set_reserve, supply, take
 
 
 def _completed(game, seat=0):

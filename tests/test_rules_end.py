@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import (FIVE_BLACKS, W09, W10, W22, act, dealt, give_pieces, pass_turn, rejects, reserve, start_finish,
+from conftest import (FIVE_BLACKS, W09, W22, act, dealt, give_pieces, pass_turn, rejects, reserve, start_finish,
                       supply, take)
 from engine import observation
 from engine.actions import Finish, Master, Pass, TakePiece, TakePuzzle, Upgrade

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import W09, W22, act, dealt, give_pieces, pass_turn, place, rejects, set_reserve, supply, take
-from engine.actions import PASS, Master, Pass, TakePiece
+from engine.actions import PASS, Pass, TakePiece
 
 
 def test_R2_1_a_turn_is_three_actions_then_the_next_seat():
