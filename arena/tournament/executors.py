@@ -71,7 +71,7 @@ class LocalExecutor:
         attempts: dict[str, int] = {}
         inflight: dict = {}
         self.pool = self._new_pool()
-        limit = 2 * self.concurrency
+        limit = 2 * self.concurrency + 2  # queued games keep workers busy while the coordinator stores
         try:
             while True:
                 while len(inflight) < limit and not stop():
