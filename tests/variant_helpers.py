@@ -119,10 +119,52 @@ def expected_score(game, seat: int) -> int:
 
 
 # ---------------------------------------------------------------- playouts
-def choose(game, rng, greedy_share=0.5):
-    """A legal action: greedy or uniformly random; in the finishing touches the greedy
-    bot's choice or a random one of the first few enumerated."""
+def ghost_with_placements(game, ghost, rng):
+    """``ghost`` (a listed ghost action) with some of the pieces it takes placed at once,
+    at most one per unfinished puzzle, each where it fits (R11.4)."""
+    from engine.actions import Place
+    g = game.rules.geometry
+    recess = game.rules.recess
+    pieces = list(ghost.take)
+    rng.shuffle(pieces)
+    placements = []
+    for pz in game.players[game.seat].unfinished:
+        if not pieces or rng.random() < 0.3:
+            continue
+        s = pieces[-1]
+        fits = list(g.fits(s, recess[pz.card] & ~pz.filled))
+        if fits:
+            placements.append(Place(pz.card, rng.choice(fits)))
+            pieces.pop()
+    return type(ghost)(ghost.give, ghost.take, tuple(placements))
+
+
+def special(game, rng):
+    """A rarely drawn kind of action, if one is possible: a ghost action (with placements
+    half of the time), recycle, a blind take or a master action; else None."""
+    if game.phase_name != "action":
+        return None
+    kinds = {"Ghost", "Recycle", "TakeBlind"}
+    options = [a for a in game.legal_actions() if type(a).__name__ in kinds]
+    masters = list(itertools.islice(game.master_actions(), 8))
+    if masters and rng.random() < 0.5:
+        return rng.choice(masters)
+    if not options:
+        return None
+    action = rng.choice(options)
+    if type(action).__name__ == "Ghost" and rng.random() < 0.5:
+        action = ghost_with_placements(game, action, rng)
+    return action
+
+
+def choose(game, rng, greedy_share=0.5, special_share=0.1):
+    """A legal action: greedy, a special one (:func:`special`) or uniformly random; in the
+    finishing touches the greedy bot's choice or a random one of the first few enumerated."""
     from bots.policy import policy
+    if rng.random() < special_share:
+        action = special(game, rng)
+        if action is not None:
+            return action
     if rng.random() < greedy_share:
         return policy("greedy").choose(game, rng)
     if game.phase_name == "finish":
