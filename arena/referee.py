@@ -63,7 +63,7 @@ class BadRequest(UsageError):
 
 class _Seat:
     __slots__ = ("name", "bot", "clock", "faults", "moves", "wall", "cpu", "max_move", "events_from", "ready", "log",
-                 "discarded")
+                 "discarded", "pid")
 
     def __init__(self, name: str, clock: Clock):
         self.name = name
@@ -78,6 +78,7 @@ class _Seat:
         self.ready = None
         self.log = None
         self.discarded: list[dict] = []
+        self.pid = -1
 
 
 def resolve_command(seat: dict) -> list[str]:
@@ -185,7 +186,7 @@ def play_game(request: dict) -> dict:
         "result": game.result(),
         "seats": [{"name": s.name, "faults": s.faults, "moves": s.moves, "wall_ms": round(s.wall * 1000, 3),
                    "cpu_ms": round(s.cpu * 1000, 3), "max_move_ms": round(s.max_move * 1000, 3),
-                   "bot": s.ready, "discarded": s.discarded, "stderr_log": s.log} for s in seats],
+                   "bot": s.ready, "discarded": s.discarded, "stderr_log": s.log, "pid": s.pid} for s in seats],
         "sandbox": sandbox_record,
         "replay_path": replay_path,
         "duration_s": round(time.perf_counter() - t_start, 3),
@@ -218,12 +219,14 @@ class _Match:
             hello["options"] = self.req["seats"][i]["options"]
             try:
                 seat.bot.send_hello(hello, limit)
+                seat.pid = seat.bot.pid
                 sent.append(i)
             except BotFault as fault:
                 self.fault(i, fault.verdict, fault.detail, start=True)
         for i in sent:
             seat = self.seats[i]
             try:
+                seat.pid = seat.bot.pid
                 seat.ready = seat.bot.await_ready().to_json()
             except BotFault as fault:
                 self.fault(i, fault.verdict, fault.detail, start=True)

@@ -1,0 +1,39 @@
+"""Helpers of the real-process tests: the misbehaving bot's command, and leftover checks."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from arena.transport import session_members
+
+MISBEHAVE = str(Path(__file__).parent / "bots" / "misbehave.py")
+
+
+def misbehaving(mode: str, *args: str) -> list[str]:
+    """The command of ``tests/bots/misbehave.py MODE ARGS``."""
+    return [sys.executable, MISBEHAVE, mode, *args]
+
+
+def assert_gone(pid: int, timeout: float = 3.0) -> None:
+    """Every process of the bot's group and session is gone (zombies awaiting reaping aside)."""
+    assert pid > 0
+    deadline = time.monotonic() + timeout
+    while session_members(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert session_members(pid) == [], f"processes of bot {pid} survived: {session_members(pid)}"
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return
+    # Only zombies (already dead, not yet reaped by init) may remain in the group.
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2:].split()
+            assert int(fields[2]) != pid or fields[0] == b"Z", f"process {name} of group {pid} is alive"

@@ -1,0 +1,157 @@
+"""Every fault verdict with real misbehaving bot processes (``tests/bots/misbehave.py``).
+
+Each game must finish, record the verdict, rank the faulty seat last (R7.3) under the
+``forfeit`` policy, and leave no process of either bot behind.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.referee import play_game
+from arena.sandbox import cgroup_layout
+from engine.replay import load_replay, resimulate
+from proc_check import assert_gone, misbehaving
+
+SHORT = {"variants": [], "params": {"max_rounds": 3}}
+
+
+def game(cmd, **kw):
+    request = {"seats": [{"name": "bad", "cmd": cmd}, {"name": "pass", "bot": "pass"}], "seed": 5, "rules": SHORT,
+               "time_control": {"move_ms": 400, "startup_ms": 10000}, "sandbox": "basic"}
+    request.update(kw)
+    out = play_game(request)
+    for seat in out["seats"]:
+        assert_gone(seat["pid"])
+    assert out["result"]["ranking"] and out["result"]["rounds"] >= 1
+    return out
+
+
+@pytest.mark.parametrize("mode, verdict, words", [
+    ("hang", "timeout", "no reply before the deadline"),
+    ("crash", "crash", "exit code 3"),
+    ("segv", "crash", "SIGSEGV"),
+    ("garbage", "non_json", "this is not JSON"),
+    ("wrong_id", "protocol_error", "does not match the request id"),
+    ("wrong_type", "protocol_error", "needs an object field 'action'"),
+    ("illegal", "illegal_action", "R3.1: slot 9 is not in the row"),
+    ("flood_stdout", "output_limit", "bytes without a newline"),
+])
+def test_each_fault_has_its_verdict_and_forfeits_the_seat(mode, verdict, words):
+    out = game(misbehaving(mode))
+    faults = out["seats"][0]["faults"]
+    assert [f["verdict"] for f in faults] == [verdict]
+    assert words in faults[0]["detail"] and faults[0]["move"] == 0
+    assert out["result"]["forfeited"] == [True, False]
+    assert out["result"]["ranking"] == [2, 1], "R7.3: a forfeited seat ranks last"
+    assert out["seats"][1]["faults"] == []
+
+
+def test_a_bot_that_sleeps_at_start_up_times_out_in_the_handshake():
+    out = game(misbehaving("slow_start", "30"), time_control={"move_ms": 400, "startup_ms": 1500})
+    [fault] = out["seats"][0]["faults"]
+    assert fault["verdict"] == "timeout" and fault["move"] is None and "start-up limit of 1550 ms" in fault["detail"]
+    assert out["result"]["forfeited"] == [True, False]
+
+
+@pytest.mark.parametrize("cgroups", [True, False])
+def test_allocating_without_bound_is_a_memory_limit_under_strict(cgroups):
+    if cgroups and not cgroup_layout()[0]:
+        pytest.skip("no writable cgroup hierarchy on this machine")
+    out = game(misbehaving("alloc"), sandbox="strict", sandbox_options={"memory_mb": 200, "cgroups": cgroups})
+    [fault] = out["seats"][0]["faults"]
+    assert fault["verdict"] == "memory_limit", fault
+    assert ("cgroup_memory" if cgroups else "rss_polling") in out["sandbox"]["protections"]
+
+
+def test_flooding_stderr_is_no_fault_and_the_log_is_capped(tmp_path):
+    out = game(misbehaving("flood_stderr"), log_dir=str(tmp_path))
+    assert out["seats"][0]["faults"] == []
+    log = out["seats"][0]["stderr_log"]
+    assert log and 1 << 20 <= (tmp_path / log.split("/")[-1]).stat().st_size < (1 << 20) + 200
+
+
+@pytest.mark.parametrize("escape", ["", "escape"])
+def test_children_a_bot_forks_do_not_survive_the_game(escape):
+    out = game(misbehaving("fork", escape))
+    assert out["seats"][0]["faults"] == []
+    assert out["result"]["forfeited"] == [False, False]
+
+
+def test_a_socket_cannot_reach_the_host_under_strict_but_can_under_none():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    srv.settimeout(0.5)
+    port = str(srv.getsockname()[1])
+    try:
+        out = game(misbehaving("socket", port), sandbox="strict")
+        if "no_network" in out["sandbox"]["protections"]:
+            with pytest.raises(socket.timeout):
+                srv.accept()
+        out = game(misbehaving("socket", port), sandbox="none")
+        conn, _ = srv.accept()
+        conn.close()
+    finally:
+        srv.close()
+    assert out["seats"][0]["faults"] == []
+
+
+def test_stale_duplicate_replies_are_discarded_and_logged_not_faults():
+    out = game(misbehaving("stale"))
+    seat = out["seats"][0]
+    assert seat["faults"] == [] and len(seat["discarded"]) >= 2
+    assert all(d["id"] < d["expected"] for d in seat["discarded"])
+
+
+def test_random_policy_plays_a_random_legal_action_for_every_fault(tmp_path):
+    path = tmp_path / "game.json"
+    out = game(misbehaving("illegal"), fault_policy="random", replay_path=str(path))
+    faults = out["seats"][0]["faults"]
+    assert len(faults) >= 2 and {f["verdict"] for f in faults} == {"illegal_action"}
+    assert out["result"]["forfeited"] == [False, False]
+    record = load_replay(path)
+    resimulate(record)
+    assert any(m and m.get("fallback") for m in record["move_times"])
+    assert record["faults"][0] == faults and record["sandbox"]["tier"] == "basic"
+
+
+def test_random_policy_after_a_crash_plays_on_without_the_process():
+    out = game(misbehaving("crash"), fault_policy="random")
+    assert [f["verdict"] for f in out["seats"][0]["faults"]] == ["crash"]
+    assert out["result"]["forfeited"] == [False, False]
+
+
+def test_a_good_game_records_times_per_move_in_the_replay(tmp_path):
+    path = tmp_path / "game.json"
+    out = play_game({"seats": [{"name": "g", "bot": "greedy"}, {"name": "r", "bot": "random"}], "seed": 7,
+                     "replay_path": str(path), "pause_idle": True, "sandbox": "none"})
+    for seat in out["seats"]:
+        assert seat["faults"] == [] and seat["moves"] > 0 and seat["max_move_ms"] <= seat["wall_ms"]
+        assert seat["cpu_ms"] >= 0
+        assert_gone(seat["pid"])
+    record = json.loads(path.read_text())
+    assert resimulate(record).result() == out["result"]
+    assert len(record["move_times"]) == len(record["actions"])
+    assert all("wall_ms" in m and "cpu_ms" in m for m in record["move_times"])
+    assert record["seats"] == ["g", "r"] and out["sandbox"]["tier"] == "none"
+
+
+@pytest.mark.parametrize("request_, words", [
+    ({"seats": [{"bot": "nosuch"}, {"bot": "pass"}]}, "unknown bot 'nosuch'"),
+    ({"seats": [{"cmd": ["/nonexistent/bot"]}, {"bot": "pass"}]}, "/nonexistent/bot is not an executable file"),
+    ({"seats": [{"cmd": ["no-such-program-x"]}, {"bot": "pass"}]}, "not on the PATH"),
+    ({"seats": [{"bot": "pass"}], "players": 2}, "1 seats for 2 players"),
+    ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "fault_policy": "shrug"}, "fault_policy"),
+    ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "time_control": {"move_ms": 0}}, "move_ms"),
+    ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "sandbox": "iron"}, "unknown sandbox tier"),
+    ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "rules": {"variants": ["nosuch"]}}, "unknown variant"),
+    ({"seats": []}, "needs 'seats'"),
+])
+def test_a_bad_request_raises_an_arena_error_naming_the_problem(request_, words):
+    with pytest.raises(ArenaError, match=words):
+        play_game(request_)

@@ -1,0 +1,147 @@
+"""Sandbox tiers against real processes: what each tier puts in force, and the record."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import Limits, Sandbox, SandboxError, cgroup_layout, netns_available, unprivileged_user
+from arena.transport import LineTransport
+from proc_check import assert_gone
+
+PROBE = r"""
+import json, os, resource, socket, sys
+sys.stdin.readline()
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+    net = "connected"
+except OSError as exc:
+    net = type(exc).__name__
+print(json.dumps({"cwd": os.getcwd(), "env": dict(os.environ), "uid": os.getuid(), "net": net,
+                  "limits": {k: resource.getrlimit(getattr(resource, k))[0]
+                             for k in ("RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CORE")}}), flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def listener():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    yield srv.getsockname()[1]
+    srv.close()
+
+
+def run_probe(sandbox: Sandbox, argv: list[str]) -> tuple[dict, object]:
+    launch = sandbox.prepare(argv)
+    t = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn, on_kill=launch.kill_extra)
+    t.start()
+    launch.started(t.pid)
+    try:
+        t.send(b"go\n", time.perf_counter() + 10)
+        line, _ = t.read_line(time.perf_counter() + 10)
+    finally:
+        t.close()
+        launch.cleanup()
+    assert_gone(t.pid)
+    return json.loads(line), launch
+
+
+def test_an_unknown_tier_is_a_sentence():
+    with pytest.raises(SandboxError, match="unknown sandbox tier 'iron'"):
+        Sandbox("iron")
+
+
+def test_none_is_a_plain_subprocess(listener):
+    info, launch = run_probe(Sandbox("none"), [sys.executable, "-c", PROBE, str(listener)])
+    assert info["cwd"] == os.getcwd() and info["net"] == "connected"
+    assert launch.protections == ["process_group"]
+
+
+def test_basic_scrubs_the_environment_and_sets_rlimits(listener, monkeypatch):
+    monkeypatch.setenv("ARENA_TEST_SECRET", "hunter2")
+    limits = Limits(cpu_s=77, nofile=64, fsize_mb=3)
+    info, launch = run_probe(Sandbox("basic", limits), [sys.executable, "-c", PROBE, str(listener)])
+    assert "ARENA_TEST_SECRET" not in info["env"]
+    assert set(info["env"]) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "HOME", "TMPDIR"} | \
+        {k for k in info["env"] if k.startswith("LC_")}
+    assert info["cwd"].startswith("/") and "arena-" in info["cwd"] and info["env"]["HOME"] == info["cwd"]
+    assert not Path(info["cwd"]).exists(), "the working directory is removed after the game"
+    assert info["limits"] == {"RLIMIT_CPU": 77, "RLIMIT_NOFILE": 64, "RLIMIT_FSIZE": 3 << 20, "RLIMIT_CORE": 0}
+    for p in ("session", "temp_dir", "scrubbed_env", "rlimit_cpu", "rlimit_nofile", "rlimit_fsize", "no_core"):
+        assert p in launch.protections
+
+
+@pytest.mark.skipif(not netns_available()[0], reason="this machine cannot create network namespaces")
+def test_strict_has_no_network(listener):
+    info, launch = run_probe(Sandbox("strict"), [sys.executable, "-c", PROBE, str(listener)])
+    assert info["net"] != "connected" and "no_network" in launch.protections
+
+
+@pytest.mark.skipif(unprivileged_user() is None, reason="the arena does not run as root here")
+def test_strict_drops_to_nobody_for_a_program_nobody_can_read(tmp_path):
+    sh = "/bin/sh"
+    launch = Sandbox("strict").prepare([sh, "-c", "read x; id -u; pwd; touch ok && echo wrote"])
+    workdir = launch.cwd
+    t = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn, on_kill=launch.kill_extra)
+    t.start()
+    try:
+        t.send(b"go\n", time.perf_counter() + 10)
+        uid = t.read_line(time.perf_counter() + 10)[0]
+        cwd = t.read_line(time.perf_counter() + 10)[0]
+        wrote = t.read_line(time.perf_counter() + 10)[0]
+    finally:
+        t.close()
+        launch.cleanup()
+    assert int(uid) == unprivileged_user()[0] and "unprivileged_user" in launch.protections
+    assert cwd.decode() == workdir
+    assert wrote == b"wrote", "the working directory is writable by nobody"
+
+
+@pytest.mark.skipif(unprivileged_user() is None, reason="the arena does not run as root here")
+def test_strict_keeps_root_with_a_reason_when_nobody_cannot_read_the_program(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    prog = private / "bot.sh"
+    prog.write_text("#!/bin/sh\nid -u\n")
+    prog.chmod(0o700)
+    launch = Sandbox("strict").prepare([str(prog)])
+    launch.cleanup()
+    assert "unprivileged_user" not in launch.protections
+    assert any(u["protection"] == "unprivileged_user" and "not readable by user nobody" in u["reason"] for u in launch.unavailable)
+
+
+@pytest.mark.skipif(not cgroup_layout()[0], reason="no writable cgroup hierarchy on this machine")
+def test_strict_puts_the_bot_in_its_own_cgroup_and_removes_it():
+    launch = Sandbox("strict", Limits(memory_mb=300, pids=40)).prepare([sys.executable, "-c", "pass"])
+    dirs = list(launch.cgroup.dirs)
+    assert dirs and all(d.is_dir() for d in dirs)
+    assert "cgroup_memory" in launch.protections and "cgroup_pids" in launch.protections
+    launch.cleanup()
+    assert not any(d.exists() for d in dirs)
+
+
+def test_without_cgroups_memory_is_polled_and_the_record_says_why():
+    sb = Sandbox("strict", use_cgroups=False)
+    sb.prepare([sys.executable, "-c", "pass"]).cleanup()
+    rec = sb.record()
+    assert rec["tier"] == "strict" and "rss_polling" in rec["protections"]
+    assert any(u["protection"] == "cgroup_memory" and "polled instead" in u["reason"] for u in rec["unavailable"])
+
+
+def test_the_record_lists_what_was_in_force_for_every_bot():
+    sb = Sandbox("basic")
+    for _ in range(2):
+        sb.prepare([sys.executable, "-c", "pass"]).cleanup()
+    rec = sb.record()
+    assert rec == {"tier": "basic", "protections": ["process_group", "session", "temp_dir", "scrubbed_env",
+                                                     "rlimit_cpu", "rlimit_nofile", "rlimit_fsize", "no_core"],
+                   "unavailable": []}
