@@ -9,10 +9,10 @@ shuffled deal (a test may want a two-card black deck); the black deck's length r
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .errors import DealError
+from .rules import read_json_file
 
 
 def check_deal(rules, deal) -> list[list[int]]:
@@ -45,13 +45,7 @@ def check_deal(rules, deal) -> list[list[int]]:
 
 def load_deal(path: str | Path) -> dict:
     """Read a deal file (JSON); errors name the file."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DealError(f"{path}: cannot read the deal file ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise DealError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    data = read_json_file(path, DealError, "deal file")
     if not isinstance(data, dict):
         raise DealError(f"{path}: a deal must be an object with 'white' and 'black' lists of card ids")
     return data

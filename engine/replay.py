@@ -16,7 +16,7 @@ from typing import Iterator
 from .codec import from_json as action_from_json
 from .errors import EngineError, IllegalAction, ReplayMismatch
 from .game import Game
-from .rules import RuleSpec
+from .rules import RuleSpec, read_json_file
 from .state_json import history_to_json
 
 FORMAT = "project-l-replay"
@@ -51,13 +51,7 @@ def make_replay(game: Game, deal: dict | None = None, meta: dict | None = None) 
 
 def load_replay(path: str | Path) -> dict:
     """Read a replay file; errors name the file and what is wrong."""
-    path = Path(path)
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReplayMismatch(f"{path}: cannot read the replay ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise ReplayMismatch(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    record = read_json_file(path, ReplayMismatch, "replay")
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ReplayMismatch(f"{path}: not a Project L replay (no \"format\": \"{FORMAT}\")")
     for key in ("rules", "players", "seed", "actions"):

@@ -60,7 +60,7 @@ class RuleSpec:
 
     def to_json(self) -> dict:
         """``{"variants": [...], "params": {...}}``."""
-        return {"variants": list(self.variants), "params": _jsonable(self.param_dict)}
+        return {"variants": list(self.variants), "params": jsonable(self.param_dict)}
 
     @classmethod
     def from_json(cls, obj) -> "RuleSpec":
@@ -106,12 +106,28 @@ def _thaw(v):
     return v
 
 
-def _jsonable(v):
+def jsonable(v):
+    """``v`` with tuples as lists and every mapping key a string (plain JSON data)."""
     if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
+        return {str(k): jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     return v
+
+
+def read_json_file(path, error: type[Exception], what: str):
+    """Parse the JSON file ``path``; failures raise ``error`` with a sentence naming the file."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        detail = f"{exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+        raise error(f"{path}: the {what} is not valid JSON ({detail})") from None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from .codec import from_json as action_from_json
 from .codec import placement_json, to_json as action_to_json
 from .game import Game, PlayerState, PuzzleInPlay
 from .geometry import mask_to_cells
-from .rules import RuleSpec, compile_rules
+from .rules import RuleSpec, compile_rules, jsonable
 
 
 def _card_ids(rules, cards):
@@ -32,14 +32,6 @@ def _counts(rules, obj) -> list[int]:
     for name, n in obj.items():
         out[rules.shape_index[name]] = n
     return out
-
-
-def _jsonify(value):
-    if isinstance(value, dict):
-        return {str(k): _jsonify(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonify(v) for v in value]
-    return value
 
 
 def history_to_json(rules, history) -> list[dict]:
@@ -68,7 +60,7 @@ def game_to_json(game: Game) -> dict:
             "finish_pieces": p.finish_pieces,
             "locked": p.locked,
             "forfeited": p.forfeited,
-            "extra": _jsonify(p.extra),
+            "extra": jsonable(p.extra),
         })
     return {
         "rules": rules.spec.to_json(),
@@ -87,11 +79,11 @@ def game_to_json(game: Game) -> dict:
         "phase": PHASE_NAMES[game.phase],
         "adjudicated": game.adjudicated,
         "pending": _card_ids(rules, game.pending),
-        "decision": _jsonify(game.decision),
+        "decision": jsonable(game.decision),
         "finishes": {str(seat): [placement_json(rules, pl) for pl in places]
                      for seat, places in sorted(game.finishes.items())},
         "history": history_to_json(rules, game.history),
-        "extra": _jsonify(game.extra),
+        "extra": jsonable(game.extra),
     }
 
 
