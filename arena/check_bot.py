@@ -154,8 +154,10 @@ class _Checker:
         reply = self.ask("first action request", game, 0, 0)
         if reply is not None:
             game.apply(action_from_json(game.rules, reply))
-            if game.to_move() == 0:
-                self.ask("action request with events", game, 0, 0)
+            rng = random.Random(self.seed)
+            while game.to_move() != 0:  # the other seat plays, so the next request has its events
+                game.apply(rng.choice(game.legal_actions()))
+            self.ask("action request with events", game, 0, 0)
         for kind, variant in (("reward", "revised"), ("level_up", "ghost")):
             if self.bot.dead:
                 return
