@@ -45,7 +45,7 @@ from engine.actions import ACTION, FINISH
 
 from ..policy import Policy, register
 from .evaluate import Context, Weights, evaluate
-from .search import OutOfTime, TurnSearch, candidates, determinize, finish_touches
+from .search import OutOfTime, TurnSearch, candidates, determinize, finish_touches, unseen_cards
 from .solver import PuzzleSolver
 
 __all__ = ["PlannerPolicy", "Weights"]
@@ -53,12 +53,19 @@ __all__ = ["PlannerPolicy", "Weights"]
 _SOLVERS: dict = {}
 
 
-def solver_for(rules) -> PuzzleSolver:
-    """One shared solver per set of shapes."""
+def solver_for(rules, deadline: float | None = None) -> PuzzleSolver:
+    """One shared solver per set of shapes, warmed with every card's multisets while
+    time allows (the rest are found when first needed)."""
     key = rules.shapes
     solver = _SOLVERS.get(key)
     if solver is None:
         solver = _SOLVERS[key] = PuzzleSolver(rules.geometry, rules.shape_level)
+    if deadline is not None and getattr(solver, "warm", 0) < len(rules.recess):
+        for i in range(getattr(solver, "warm", 0), len(rules.recess)):
+            if time.perf_counter() > deadline:
+                break
+            solver.multisets(rules.recess[i])
+            solver.warm = i + 1
     return solver
 
 
@@ -78,14 +85,16 @@ class PlannerPolicy(Policy):
         start = time.perf_counter()
         deadline = start + self.move_ms / 1000.0 * self.safety
         me = game.to_move()
-        solver = solver_for(game.rules)
+        solver = solver_for(game.rules, start + (deadline - start) / 3)
         if game.phase == FINISH:
             return finish_touches(game, solver)
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        root = determinize(game, me, random.Random(rng.random()))
-        ctx = Context(root, me, solver, self.weights, solo="solo" in game.rules.spec.variants)
+        local = random.Random(rng.random())
+        root = determinize(game, me, local)
+        ctx = Context(root, me, solver, self.weights, solo="solo" in game.rules.spec.variants,
+                      unseen=unseen_cards(game, me), rng=local)
         search = TurnSearch(ctx, deadline)
         width = 3
         try:

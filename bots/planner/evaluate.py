@@ -33,14 +33,27 @@ class Weights:
     cell: float = 0.45        # a supply cell while the game is young
     decay_turns: float = 5.0  # capital loses its value over the last turns
     unsure: float = 0.75      # trust in a plan that still has to buy pieces
+    master: float = 0.5       # share of place actions the master action saves on parallel plans
     black_rate: float = 0.8   # prior black takes per round (2 seats), scaled by seats
+    solo_rate: float = 2.2    # solo: cards dealt from the deck per round
+    samples: int = 6          # unseen cards averaged over to value a card first seen in search
 
 
 class Context:
     """Per-decision facts: who plans, when the turn started, and the rule constants."""
 
-    def __init__(self, game, me, solver, weights: Weights, solo: bool = False):
+    def __init__(self, game, me, solver, weights: Weights, solo: bool = False, unseen=(), rng=None):
         rs = game.rules
+        self.is_black = rs.is_black
+        self.unseen = frozenset(unseen)
+        pools = [sorted(c for c in self.unseen if rs.is_black[c] == bool(color)) for color in (0, 1)]
+        for pool in pools:
+            if rng is not None:
+                rng.shuffle(pool)
+        k = weights.samples
+        self.samples = [(pool or pools[0] or pools[1] or [0])[:k] for pool in pools]
+        k = min(len(x) for x in self.samples)
+        self.samples = [x[:k] for x in self.samples]
         self.me = me
         self.solver = solver
         self.w = weights
@@ -55,12 +68,13 @@ class Context:
                              for s, p in zip(rs.reward_shape, rs.puzzles)]
         self.shape_of = rs.geometry.placement_shape
         self.solo = solo
+        self.master = rs.master_enabled
         initial = rs.params.get("black_deck_size", 12)
         taken = max(0, initial - rs.row_size - len(game.decks[BLACK]))
         prior = weights.black_rate * game.n / 2
         self.rate = max(0.3, (taken + prior * 3) / (max(0, game.round - 1) + 3))
         if solo:
-            self.rate = 1.0 + 0.5 * weights.black_rate * 2  # grid takes plus the automaton's
+            self.rate = weights.solo_rate  # the player's grid takes plus the automaton's
 
     def turns_after(self, game) -> float:
         """Own turns left after the turn being planned."""
@@ -91,19 +105,44 @@ def evaluate(game, ctx: Context) -> float:
         actions += game.actions_left
     ef = w.cell * min(1.0, turns / w.decay_turns)
     value = sum(points[c] for c in p.completed) - p.finish_pieces * ctx.ft_cost
-    left = p.supply[:]
+    value += _solo_term(game, ctx)
+    puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
+    hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
+    if not hidden:
+        return value + _plan(puzzles, p.supply, actions, ef, ctx)
+    # a card first seen in the search (a blind take, a refilled slot) is a sample of the
+    # unseen cards: value it as their average, not as the lucky or unlucky sample
+    total = 0.0
+    samples = ctx.samples
+    for k in range(len(samples[0])):
+        trial = puzzles[:]
+        for i in hidden:
+            card = trial[i][0]
+            trial[i] = (samples[1 if ctx.is_black[card] else 0][k], 0)
+        total += _plan(trial, p.supply, actions, ef, ctx)
+    return value + total / len(samples[0])
+
+
+def _plan(puzzles, supply, actions, ef, ctx) -> float:
+    """Worth of the unfinished ``puzzles`` ((card, filled) pairs) and the ``supply``."""
+    w = ctx.w
+    points = ctx.points
+    recess = ctx.recess
+    levels = ctx.levels
+    value = 0.0
+    left = supply[:]
     solver = ctx.solver
     shape_of = ctx.shape_of
     plans = []
-    for pz in p.unfinished:
-        empty = recess[pz.card] & ~pz.filled
-        plans.append((bin(empty).count("1"), -points[pz.card], pz, empty))
+    for card, filled in puzzles:
+        empty = recess[card] & ~filled
+        plans.append((bin(empty).count("1"), -points[card], card, filled, empty))
     plans.sort(key=lambda t: (t[0], t[1]))
     # puzzles the supply completes now are served first, then the rest are priced
     ready = []
     later = []
     for item in plans:
-        sol = solver.complete(item[3], left)
+        sol = solver.complete(item[4], left)
         if sol is not None:
             for pid in sol:
                 left[shape_of[pid]] -= 1
@@ -111,29 +150,44 @@ def evaluate(game, ctx: Context) -> float:
         else:
             later.append(item)
     for item in later:
-        acq, ms, rest = solver.cheapest(item[3], left)
+        acq, ms, rest = solver.cheapest(item[4], left)
         if ms is None:
             ready.append((item, 99, 0, 0.0))
             continue
         alloc = sum((a - b) * lv for a, b, lv in zip(left, rest, levels))
         left = rest
         ready.append((item, acq + sum(ms), alloc, w.unsure))
+    # the master action places on several puzzles at once: parallel plans cost less
+    feasible = sum(1 for r in ready if r[3] == 1.0)
+    share = 1.0 - w.master * (feasible - 1) / feasible if feasible > 1 and ctx.master else 1.0
     used = 0.0
-    for (cells, _, pz, empty), need, alloc, trust in ready:
-        card = pz.card
-        placed_cells = bin(pz.filled).count("1")
-        gain = points[card] + ctx.reward_cells[card] * ef + (placed_cells + alloc) * ef
+    for (cells, _, card, filled, empty), need, alloc, trust in ready:
+        placed_cells = bin(filled).count("1")
         fail = -points[card] if ctx.penalty else 0.0
         if trust == 1.0:
             # the finishing touches can still complete it, one point per piece
             fail = max(fail, points[card] - need * ctx.ft_cost)
+            need *= share
+        abandon = fail + alloc * ef
+        gain = points[card] + ctx.reward_cells[card] * ef + (placed_cells + alloc) * ef - w.action * need
         if used + need <= actions:
             done = trust
         elif used < actions:
             done = trust * (actions - used) / need
         else:
             done = 0.0
-        used += need
-        value += done * (gain - w.action * need) + (1 - done) * (fail + alloc * ef)
+        pursue = done * gain + (1 - done) * abandon
+        if pursue > abandon:
+            used += need
+            value += pursue
+        else:
+            value += abandon
     value += sum(n * lv for n, lv in zip(left, levels)) * ef
     return value
+
+
+def _solo_term(game, ctx) -> float:
+    if not ctx.solo:
+        return 0.0
+    # solo is won against the automaton's pile (R12.5): what it takes counts against
+    return -sum(ctx.points[c] for c in game.extra.get("automaton_pile", ()))

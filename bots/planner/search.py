@@ -18,16 +18,22 @@ from .evaluate import evaluate
 
 _KNOWN = (TakePuzzle, TakePiece, Upgrade, Place, Master, Pass)
 _OTHER_LIMIT = 16
+import os
+_NO_OTHERS = bool(os.environ.get("NO_OTHERS"))
 
 
 class OutOfTime(Exception):
     """The clock ran out in the middle of a search."""
 
 
-def determinize(game, seat, rng):
-    """A clone of ``game`` whose decks hold a random order of the cards ``seat`` has not
-    seen, of each deck's colour (same lengths). Nothing hidden is read."""
-    c = game.clone()
+def unseen_cards(game, seat) -> set:
+    """Cards ``seat`` has not seen: not in a row, on any player's unfinished puzzles, in a
+    visible completed pile, nor in public variant state (a grid, an automaton's pile)."""
+    rs = game.rules
+    return set(range(len(rs.puzzles))) - _seen(game, seat)
+
+
+def _seen(game, seat) -> set:
     rs = game.rules
     seen = set()
     for row in game.rows:
@@ -36,34 +42,38 @@ def determinize(game, seat, rng):
         seen.update(pz.card for pz in p.unfinished)
         if s == seat or rs.scores_visible:
             seen.update(p.completed)
-    for key in ("grid",):
-        grid = game.extra.get(key)
-        if isinstance(grid, list):
-            seen.update(x for x in grid if isinstance(x, int) and x >= 0)
-    pools = {color: [i for i, black in enumerate(rs.is_black) if black == bool(color) and i not in seen]
-             for color in (WHITE, BLACK)}
-    for pool in pools.values():
+    for value in game.extra.values():
+        if isinstance(value, list):
+            seen.update(x for x in value if isinstance(x, int) and 0 <= x < len(rs.puzzles))
+    return seen
+
+
+def determinize(game, seat, rng):
+    """A clone of ``game`` whose decks hold a random order of the cards ``seat`` has not
+    seen, of each deck's colour (same lengths). Nothing hidden is read."""
+    c = game.clone()
+    rs = game.rules
+    seen = _seen(game, seat)
+    pools = [[i for i, black in enumerate(rs.is_black) if black == bool(color) and i not in seen]
+             for color in (WHITE, BLACK)]
+    for pool in pools:
         rng.shuffle(pool)
-    mixed = len(game.decks) == 2 and game.decks[BLACK] == [] and len(game.decks[WHITE]) > 0 and _mixed(game)
+    if "solo.white_cards" in rs.params:
+        # one deck, whites on top (R12.1): the unseen whites still in it, then blacks
+        whites_left = max(0, rs.params["solo.white_cards"] - sum(1 for i in seen if not rs.is_black[i]))
+        n = len(game.decks[0])
+        top = pools[WHITE][: min(whites_left, n)]
+        c.decks[0] = top + pools[BLACK][: n - len(top)]
+        c.decks[0] += pools[WHITE][len(top): len(top) + n - len(c.decks[0])]
+        return c
     for d, deck in enumerate(game.decks):
         n = len(deck)
-        if mixed:
-            pool = pools[WHITE] + pools[BLACK]
-        else:
-            pool = pools.get(d, pools[WHITE] + pools[BLACK])
+        pool = pools[d] if d < 2 else pools[WHITE] + pools[BLACK]
         cards = pool[:n]
         if len(cards) < n:  # hidden piles: fewer unseen cards than places; pad with any
-            rest = [i for i in range(len(rs.puzzles)) if i not in cards]
-            cards += rest[: n - len(cards)]
+            cards += [i for i in range(len(rs.puzzles)) if i not in cards][: n - len(cards)]
         c.decks[d] = cards
-        if d in pools:
-            del pool[:n]
     return c
-
-
-def _mixed(game) -> bool:
-    # Solo deals one deck of both colours (whites on top, R12.1).
-    return "solo" in game.rules.spec.variants
 
 
 def finish_touches(game, solver) -> Finish:
@@ -104,6 +114,7 @@ class TurnSearch:
         self.deadline = deadline
         self.best: dict = {}
         self.fallback: dict = {}
+        self.complete: dict = {}
 
     def _check(self):
         if time.perf_counter() > self.deadline:
@@ -115,6 +126,7 @@ class TurnSearch:
 
     def run(self, root, width: int):
         """Search with beam ``width``; record the best terminal value per first action."""
+        self.best = {}
         frontier = [(0.0, root, None)]
         for _ in range(12):
             children = []
@@ -150,10 +162,11 @@ class TurnSearch:
             kept = {id(t[1]) for t in frontier}
             rest = [t for t in children if id(t[1]) not in kept]
             frontier += rest[: max(0, width - len(frontier))]
+        self.complete = self.best  # only a finished run's values are compared
 
     def answer(self):
         """The first action with the best value found."""
-        table = self.best or self.fallback
+        table = self.complete or self.fallback
         return max(table.items(), key=lambda kv: kv[1])[0][1] if table else None
 
 
@@ -170,17 +183,23 @@ def candidates(game, ctx) -> list:
     out = []
     others = []
     legal_places = set()
+    upgrades = []
     for a in legal:
         t = type(a)
         if t is Place:
             legal_places.add(a)
+        elif t is Upgrade:
+            upgrades.append(a)
         elif t in _KNOWN:
             out.append(a)
         else:
             others.append(a)
-    out.extend(others[:_OTHER_LIMIT])
+    wanted = set()
+    out.extend(others[:_OTHER_LIMIT] if not _NO_OTHERS else [])
     plans = []  # per puzzle: placements worth making, biggest first
     for pz in p.unfinished:
+        if pz.card in ctx.unseen:
+            continue  # a sampled card: its placements would plan on a guess
         empty = rs.recess[pz.card] & ~pz.filled
         sol = solver.complete(empty, p.supply)
         opts = []
@@ -189,6 +208,7 @@ def candidates(game, ctx) -> list:
         else:
             _, ms, _ = solver.cheapest(empty, p.supply)
             if ms is not None:
+                wanted.update(i for i, n in enumerate(ms) if n)
                 cell = (empty & -empty).bit_length() - 1
                 for s in solver.order:
                     if not (p.supply[s] and ms[s]):
@@ -204,6 +224,9 @@ def candidates(game, ctx) -> list:
         out.extend(dict.fromkeys(opts))  # all Place: equal tuples are equal actions
         if opts:
             plans.append((sol is not None, pz, opts))
+    level = rs.shape_level
+    # level-ups always; exchanges and downgrades only toward a shape some plan needs
+    out.extend(a for a in upgrades if level[a.take] > level[a.give] or a.take in wanted)
     if rs.master_enabled and not game.master_used and Master in rs.handlers and len(plans) >= 2:
         out.extend(_masters(game, p, plans))
     return out

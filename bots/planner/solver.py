@@ -18,7 +18,7 @@ from __future__ import annotations
 
 _LIMIT = 300_000
 _MULTISET_CAP = 32
-_NODE_LIMIT = 2500
+_NODE_LIMIT = 1200
 
 
 class PuzzleSolver:
@@ -31,6 +31,7 @@ class PuzzleSolver:
         self.order = sorted(range(len(levels)), key=lambda s: (-levels[s], s))
         self._complete: dict = {}
         self._multisets: dict = {}
+        self.warm = 0  # cards whose multisets are known (see bots.planner.solver_for)
 
     # ---------------------------------------------------------------- completion now
     def complete(self, empty: int, counts) -> tuple[int, ...] | None:
