@@ -191,7 +191,7 @@ def test_playouts_conserve_pieces_and_cards_and_follow_the_rules(case):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_long_sweep_of_playouts(case):
     _play_and_check(case)
