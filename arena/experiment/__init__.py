@@ -1,0 +1,13 @@
+"""House-rule experiments: the same seeded deals under several rule sets, compared side by side.
+
+An experiment file (YAML, see ``docs/experiments.md``) names bots, a number of games and a
+list of rule sets (variants plus parameters). :func:`run_experiment` plays the tournament
+schedule (seat-rotated groups, one deal per group) once under every rule set with the same
+seeds, so every comparison is paired, and writes a Markdown report with confidence
+intervals, PNG charts and a CSV of per-game rows.
+"""
+
+from .config import ExperimentConfig, RuleSet, load_experiment
+from .play import run_experiment
+
+__all__ = ["ExperimentConfig", "RuleSet", "load_experiment", "run_experiment"]

@@ -1,0 +1,118 @@
+"""The experiment file: a tournament file's bots, seats and seeds, plus ``rule_sets``.
+
+Everything but ``rule_sets`` (and ``description``) is validated by the tournament file's
+own validation (:func:`arena.tournament.config.validate`), so the fields mean the same and
+errors name the same file, line and field. The executor defaults to ``inprocess``: built-in
+bots play inside the worker processes, the fast path for experiments at scale.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from engine import EngineError, RuleSpec, compile_rules
+
+from ..tournament.config import TournamentConfig, validate
+from ..tournament.yamlsource import ConfigError, Source, load_with_lines
+
+#: Keys of an experiment file that the tournament validation checks.
+SHARED_KEYS = ("name", "seats", "bots", "games", "seed", "time_control", "fault_policy", "sandbox",
+               "concurrency", "executor", "output", "replays")
+OWN_KEYS = ("rule_sets", "description")
+RULE_SET_KEYS = ("name", "variants", "params")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One rule set of an experiment: a short name (a column of the report) and its spec."""
+
+    name: str
+    spec: RuleSpec
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """A validated experiment: the shared tournament settings and the rule sets to compare."""
+
+    base: TournamentConfig
+    rule_sets: tuple[RuleSet, ...]
+    description: str
+
+    @property
+    def name(self) -> str:
+        """The experiment's name."""
+        return self.base.name
+
+    def tournament(self, index: int) -> TournamentConfig:
+        """The tournament of rule set ``index``: same bots, seeds and schedule, its own rules."""
+        rs = self.rule_sets[index]
+        return replace(self.base, name=f"{self.base.name}:{rs.name}", rules=rs.spec,
+                       output=self.base.output / rs.name)
+
+    def with_overrides(self, output=None, concurrency=None, games=None) -> "ExperimentConfig":
+        """The experiment with command-line overrides."""
+        base = self.base.with_overrides(output=output, concurrency=concurrency)
+        if games is not None:
+            base = replace(base, games=int(games), rounds=None)
+        return replace(self, base=base)
+
+
+def load_experiment(path) -> ExperimentConfig:
+    """Read and validate an experiment file; :class:`ConfigError` names file, line and field."""
+    src = load_with_lines(path)
+    doc = src.value
+    if not isinstance(doc, dict):
+        raise src.error((), "an experiment file must be a mapping of fields (name, bots, games, rule_sets, ...)")
+    for key in doc:
+        if key not in SHARED_KEYS and key not in OWN_KEYS:
+            raise src.error((key,), f"unknown key (known keys: {', '.join(SHARED_KEYS + OWN_KEYS)})")
+    shared = {k: v for k, v in doc.items() if k in SHARED_KEYS}
+    shared.setdefault("executor", "inprocess")
+    shared["format"] = "round-robin"
+    if "games" not in shared:
+        raise src.error((), "the field 'games' is missing (games per rule set)")
+    base = validate(Source(src.path, shared, src.lines))
+    description = doc.get("description") or ""
+    if not isinstance(description, str):
+        raise src.error(("description",), "expected text")
+    return ExperimentConfig(base, tuple(_rule_sets(src, doc.get("rule_sets"), base.seats)), description)
+
+
+def _rule_sets(src: Source, value, seats: int) -> list[RuleSet]:
+    if not isinstance(value, list) or len(value) < 1:
+        raise src.error(("rule_sets",), "expected a list of rule sets, each {name, variants, params}")
+    out: list[RuleSet] = []
+    for i, item in enumerate(value):
+        path = ("rule_sets", i)
+        if not isinstance(item, dict):
+            raise src.error(path, "a rule set is a mapping with 'name', 'variants' and 'params'")
+        for key in item:
+            if key not in RULE_SET_KEYS:
+                raise src.error(path + (key,), f"unknown key (known keys: {', '.join(RULE_SET_KEYS)})")
+        name = item.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", name):
+            raise src.error(path + ("name",), "every rule set needs a 'name': letters, digits, '.', '_', '+' or '-'")
+        if any(r.name == name for r in out):
+            raise src.error(path + ("name",), f"two rule sets are named {name!r}")
+        variants = item.get("variants") or []
+        if isinstance(variants, str):
+            variants = [variants]
+        if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+            raise src.error(path + ("variants",), "expected a list of variant names")
+        params = item.get("params") or {}
+        if not isinstance(params, dict):
+            raise src.error(path + ("params",), "expected a mapping of parameter names to values")
+        try:
+            spec = RuleSpec.make(variants, params)
+            compile_rules(spec, seats)
+        except EngineError as exc:
+            text = str(exc)
+            named = [p for p in params if f"'{p}'" in text or str(p) in text]
+            where = path + ("params", named[0]) if named else path + ("variants",) if "variant" in text else path
+            raise src.error(where, f"{text} (with {seats} seat{'s' if seats != 1 else ''})") from None
+        out.append(RuleSet(name, spec))
+    return out
+
+
+__all__ = ["ConfigError", "ExperimentConfig", "RuleSet", "load_experiment"]

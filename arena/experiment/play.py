@@ -1,0 +1,131 @@
+"""Playing an experiment: every rule set's schedule on one pool of workers, as per-game rows.
+
+The schedule is the tournament runner's (:func:`arena.tournament.schedule.schedule`):
+seat-rotated groups whose deal seed depends only on the experiment's seed and the group, so
+group ``g`` is dealt from the same seed under every rule set. Games run on the runner's
+:class:`~arena.tournament.executors.LocalExecutor`; the game function is the in-process one
+(:func:`arena.tournament.inprocess.play_inprocess`) for built-in bots, or the referee's for
+bot processes, wrapped by :func:`experiment_game` to add what the report needs and the
+results do not hold (puzzles completed by colour).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from engine.replay import load_replay, resimulate
+
+from ..errors import ArenaError
+from ..tournament.executors import LocalExecutor
+from ..tournament.runner import build_request
+from ..tournament.schedule import schedule
+from .config import ExperimentConfig
+
+
+def experiment_game(request: dict, play: str = "inprocess", keep_replay: bool = False) -> dict:
+    """Worker side: play one game and add ``colours``: each seat's completed puzzles by colour.
+
+    The game is re-simulated from its replay (written to a temporary file unless the
+    experiment keeps replays), which also checks that it reproduces.
+    """
+    if play == "inprocess":
+        from ..tournament.inprocess import play_inprocess as fn
+    else:
+        from ..referee import play_game as fn
+    tmp = None
+    if not keep_replay or not request.get("replay_path"):
+        fd, tmp = tempfile.mkstemp(prefix="arena-exp-", suffix=".json")
+        os.close(fd)
+        request = {**request, "replay_path": tmp}
+    try:
+        outcome = fn(request)
+        game = resimulate(load_replay(request["replay_path"]))
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+    puzzles = game.rules.puzzles
+    outcome["colours"] = [{"white": sum(1 for c in p.completed if puzzles[c].color == "white"),
+                           "black": sum(1 for c in p.completed if puzzles[c].color == "black")}
+                          for p in game.players]
+    if tmp is not None:
+        outcome["replay_path"] = None
+    return outcome
+
+
+def game_row(rule_set: str, task, outcome: dict) -> dict:
+    """One game as a flat row: the rule set, the deal, the length and every seat's figures."""
+    result = outcome["result"]
+    seats = outcome.get("seats") or []
+    ranking = list(result["ranking"])
+    if len(task.bots) == 1 and "won" in result:
+        ranking = [1 if result["won"] else 2]
+    row = {"rule_set": rule_set, "group": task.group, "rotation": task.rotation, "seed": task.seed,
+           "rounds": result.get("rounds"), "adjudicated": bool(result.get("adjudicated")),
+           "duration_s": round(float(outcome.get("duration_s") or 0.0), 4), "replay": outcome.get("replay_path") or ""}
+    for s, bot in enumerate(task.bots):
+        info = seats[s] if s < len(seats) else {}
+        colours = (outcome.get("colours") or [{}] * len(task.bots))[s]
+        row.update({f"seat{s}_bot": bot, f"seat{s}_score": result["scores"][s], f"seat{s}_rank": ranking[s],
+                    f"seat{s}_white": colours.get("white", 0), f"seat{s}_black": colours.get("black", 0),
+                    f"seat{s}_faults": len(info.get("faults") or []),
+                    f"seat{s}_forfeited": bool((result.get("forfeited") or [False] * len(task.bots))[s])})
+    return row
+
+
+def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None) -> dict:
+    """Play every rule set's games; returns ``{"rows", "failed", "elapsed_s", "games_per_s"}``.
+
+    Rows come back in schedule order (rule set, group, rotation) whatever order the workers
+    finished in, so a report does not depend on timing.
+    """
+    from tqdm import tqdm
+
+    output = Path(cfg.base.output)
+    play = cfg.base.play
+    keep = bool(cfg.base.replays)
+    game_fn = functools.partial(experiment_game, play=play, keep_replay=keep)
+    jobs = []
+    for i, rs in enumerate(cfg.rule_sets):
+        tcfg = cfg.tournament(i)
+        for task in schedule(tcfg):
+            jobs.append((i, tcfg, task))
+    index = {task.key: (i, tcfg) for i, tcfg, task in jobs}
+    if keep or play != "inprocess":
+        for i in range(len(cfg.rule_sets)):
+            (output / cfg.rule_sets[i].name).mkdir(parents=True, exist_ok=True)
+    rows: dict[str, dict] = {}
+    failed: list[str] = []
+    executor = LocalExecutor(cfg.base.concurrency)
+
+    def payload(task) -> dict:
+        _, tcfg = index[task.key]
+        request = build_request(tcfg, task, Path(tcfg.output).resolve())
+        if play == "inprocess":
+            request["log_dir"] = None
+        return {"request": request, "play": play, "game_fn": game_fn}
+
+    def on_death(keys, detail) -> None:
+        (echo or print)(f"arena: {detail} (games {', '.join(keys)})")
+
+    bar = tqdm(total=len(jobs), unit="game", disable=not progress, dynamic_ncols=True)
+    t0 = time.perf_counter()
+    try:
+        for task, reply in executor.run((t for _, _, t in jobs), payload, lambda: False, on_death):
+            i, _ = index[task.key]
+            if isinstance(reply, Exception):
+                failed.append(f"{task.key}: {reply}")
+            else:
+                rows[task.key] = game_row(cfg.rule_sets[i].name, task, reply["outcome"])
+            bar.update(1)
+    except KeyboardInterrupt:
+        raise ArenaError(f"interrupted after {len(rows)} of {len(jobs)} games; nothing was written") from None
+    finally:
+        bar.close()
+    elapsed = time.perf_counter() - t0
+    ordered = [rows[task.key] for _, _, task in jobs if task.key in rows]
+    return {"rows": ordered, "failed": failed, "elapsed_s": elapsed, "scheduled": len(jobs),
+            "games_per_s": len(ordered) / elapsed if elapsed > 0 else 0.0, "concurrency": cfg.base.concurrency}
