@@ -103,9 +103,10 @@ def bench_tournament_cmd(
     result = bench_tournament(rounds=groups)
     if as_json:
         emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
-                                          "games")})
+                                          "cpu_overhead_1", "cpu_overhead_2", "games")})
         return
     typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play")
-    typer.echo(f"  concurrency 1: {result['games_per_s_1']:.1f} games/s, runner overhead {result['overhead_1']:.1%}")
-    typer.echo(f"  concurrency 2: {result['games_per_s_2']:.1f} games/s, runner overhead {result['overhead_2']:.1%}")
+    for n in (1, 2):
+        typer.echo(f"  concurrency {n}: {result[f'games_per_s_{n}']:.1f} games/s, runner overhead "
+                   f"{result[f'overhead_{n}']:.1%} of worker wall time, {result[f'cpu_overhead_{n}']:.1%} of CPU time")
     typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x")

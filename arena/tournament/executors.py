@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import socket
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -36,15 +37,17 @@ class WorkerLost(Exception):
 
 
 def execute(payload: dict) -> dict:
-    """Worker side: play one game with the payload's game function; returns ``{outcome, worker}``."""
+    """Worker side: play one game with the payload's game function; returns ``{outcome, worker, cpu_s}``."""
     fn = payload.get("game_fn")
     if fn is None:
         if payload.get("play") == "inprocess":
             from .inprocess import play_inprocess as fn
         else:
             from ..referee import play_game as fn
+    cpu = time.process_time()
     outcome = fn(payload["request"])
-    return {"outcome": outcome, "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    return {"outcome": outcome, "worker": f"{socket.gethostname()}:{os.getpid()}",
+            "cpu_s": time.process_time() - cpu}
 
 
 def _describe(exc: BaseException) -> str:
@@ -85,6 +88,8 @@ class LocalExecutor:
                         break
                 if not inflight:
                     if stop() or not retry:
+                        if not stop():
+                            self.pool.shutdown(wait=True)  # idle workers: reap them (their CPU time counts)
                         return
                     self._replace_pool()
                     continue

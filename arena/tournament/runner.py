@@ -128,7 +128,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     live = _Live(cfg, stored_games)
     scheduled = total_games(cfg)
     summary = {"output": str(output), "scheduled": scheduled, "stored_before": len(done), "played": 0,
-               "duplicates": 0, "failed": 0, "worker_deaths": 0, "sprt": live.sprt()}
+               "duplicates": 0, "failed": 0, "worker_deaths": 0, "game_cpu_s": 0.0, "sprt": live.sprt()}
     if executor is None:
         if cfg.executor == "dask":
             from .dask_executor import DaskExecutor
@@ -168,6 +168,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                 summary["duplicates"] += 1
                 continue
             summary["played"] += 1
+            summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
             bar.update(1)
             bar.set_postfix_str(live.line(), refresh=False)
