@@ -68,6 +68,20 @@ def test_allocating_without_bound_is_a_memory_limit_under_strict(cgroups):
     assert ("cgroup_memory" if cgroups else "rss_polling") in out["sandbox"]["protections"]
 
 
+@pytest.mark.parametrize("time_control, fewest, most", [
+    ({"move_ms": 1000, "game_ms": 500, "mode": "clock"}, 3, 4),
+    ({"move_ms": 1000, "game_ms": 500, "increment_ms": 100, "mode": "clock"}, 5, 11),
+    ({"move_ms": 100, "game_ms": 160, "mode": "bank"}, 3, 5),
+])
+def test_a_game_budget_runs_out_into_a_timeout(time_control, fewest, most):
+    out = game(misbehaving("slow", "0.15"), time_control=dict(time_control, grace_ms=20),
+               rules={"variants": [], "params": {"max_rounds": 6}})
+    seat = out["seats"][0]
+    assert [f["verdict"] for f in seat["faults"]] == ["timeout"]
+    assert fewest <= seat["moves"] <= most, seat["moves"]
+    assert seat["max_move_ms"] >= 150
+
+
 def test_flooding_stderr_is_no_fault_and_the_log_is_capped(tmp_path):
     out = game(misbehaving("flood_stderr"), log_dir=str(tmp_path))
     assert out["seats"][0]["faults"] == []

@@ -2,7 +2,7 @@
 
 ``python tests/bots/misbehave.py MODE [ARG]``: it answers the handshake properly (except
 in ``slow_start``), then on its first request does what MODE says; otherwise it plays the
-first legal option. It imports nothing from the project, so it starts fast.
+first legal option (``slow SECONDS`` sleeps before every reply). It imports nothing from the project, so it starts fast.
 """
 
 import json
@@ -89,6 +89,8 @@ def main():
             first = False
             if misbehave(msg):
                 continue
+        if MODE == "slow":
+            time.sleep(float(ARG))
         reply = {"id": msg["id"], "action": msg["legal"][0] if msg.get("legal") else {"type": "pass"}}
         send(reply)
         if MODE == "stale":
