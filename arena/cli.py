@@ -148,6 +148,7 @@ from . import cli_play  # noqa: E402,F401  (registers `arena play`)
 from . import cli_bots  # noqa: E402,F401  (registers `arena bots`, `arena check-bot`, `arena bench protocol`)
 from . import cli_tournament  # noqa: E402,F401
 from . import cli_variants  # noqa: E402,F401  (registers `arena variants`, `arena plugins`, `arena solo`)
+from . import cli_league  # noqa: E402,F401  (registers `arena league`, `arena experiment`, `arena index`, `arena replay --html`)
 
 
 def main() -> None:

@@ -1,0 +1,224 @@
+"""``arena league ...``, ``arena experiment``, ``arena index`` and ``arena replay --html``."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import List, Optional
+
+import click
+import typer
+
+from .cli import app, command, emit_json, guarded
+from .errors import UsageError
+from .rulesopt import parse_rules
+
+league_app = typer.Typer(help="Long-lived Elo ladders in one SQLite file: new, add, play, table, retire.",
+                         no_args_is_help=True)
+app.add_typer(league_app, name="league")
+
+
+def league_command(name: str):
+    """``@league_app.command`` with the CLI's error handling."""
+
+    def deco(fn):
+        return league_app.command(name)(guarded(fn))
+
+    return deco
+
+
+@league_command("new")
+def league_new_cmd(
+    file: Path = typer.Argument(..., help="The league file to create (SQLite)."),
+    rules: str = typer.Option("", "--rules", help="Variants, comma-separated, e.g. revised,ghost."),
+    param: List[str] = typer.Option([], "--param", help="A rule parameter NAME=VALUE (repeatable)."),
+    seats: int = typer.Option(2, "--seats", min=2, max=4, help="Seats per game (2-4)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the league's deals."),
+    move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time per move of bot processes, in ms."),
+    sandbox: str = typer.Option("basic", "--sandbox", help="Sandbox of bot processes: none, basic or strict."),
+) -> None:
+    """Create a league with its rules; add bots with `arena league add`."""
+    from engine import compile_rules
+
+    from .league import League
+
+    spec = parse_rules(rules, param)
+    compile_rules(spec, seats)
+    if sandbox not in ("none", "basic", "strict"):
+        raise UsageError(f"--sandbox {sandbox!r}: give none, basic or strict")
+    League.create(file, spec, seats, seed, {"move_ms": move_ms}, sandbox).close()
+    typer.echo(f"created league {file}: {seats} seats, rules {spec.label()}; add bots with "
+               f"`arena league add {file} NAME --bot REGISTERED` or `--cmd COMMAND`")
+
+
+@league_command("add")
+def league_add_cmd(
+    file: Path = typer.Argument(..., help="The league file."),
+    name: str = typer.Argument(..., help="The entry's name, NAME or NAME@VERSION (a new version is a new entry)."),
+    bot: Optional[str] = typer.Option(None, "--bot", help="A registered bot (see `arena bots`)."),
+    cmd: Optional[str] = typer.Option(None, "--cmd", help="A command line that starts the bot."),
+) -> None:
+    """Add a bot to the league under a name that is never reused."""
+    from .league import League
+    from .plugins import bots
+    from .referee import resolve_command
+
+    if (bot is None) == (cmd is None):
+        raise UsageError("give exactly one of --bot REGISTERED or --cmd COMMAND")
+    argv = None
+    if bot is not None:
+        known = bots()
+        if bot not in known:
+            raise UsageError(f"unknown bot {bot!r} (registered bots: {', '.join(sorted(known))}; or give --cmd)")
+    else:
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as exc:
+            raise UsageError(f"--cmd: cannot split the command line ({exc})") from None
+        if not argv:
+            raise UsageError("--cmd: the command line is empty")
+        argv = resolve_command({"name": name, "cmd": argv})
+    with League.open(file) as league:
+        league.add(name, bot, argv)
+        base = name.split("@")[0]
+        older = [e.name for e in league.entries(active_only=True) if e.name != name and e.name.split("@")[0] == base]
+    typer.echo(f"added {name} to {file}")
+    if older:
+        typer.echo(f"note: {', '.join(older)} {'is' if len(older) == 1 else 'are'} still playing; "
+                   f"`arena league retire {file} NAME` if the new version replaces {'it' if len(older) == 1 else 'them'}")
+
+
+@league_command("play")
+def league_play_cmd(
+    file: Path = typer.Argument(..., help="The league file."),
+    games: int = typer.Option(..., "--games", "-n", min=1, help="Games to play (rounded up to whole seat-rotated groups)."),
+    concurrency: int = typer.Option(2, "--concurrency", "-j", min=1, help="Games at once."),
+    processes: bool = typer.Option(False, "--processes", help="Play built-in bots as processes too (default: in-process)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the table afterwards."),
+) -> None:
+    """Play games between the active entries (few games and close ratings first) and store them."""
+    from .league import League
+    from .league.play import play_league
+    from .league.table import league_table, render_table
+
+    with League.open(file) as league:
+        summary = play_league(league, games, concurrency, "bots" if processes else "auto",
+                              echo=lambda t: typer.echo(t, err=True))
+        typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s"
+                   + (f"; {len(summary['failed'])} not played" if summary["failed"] else ""))
+        if not quiet:
+            typer.echo(render_table(league_table(league)))
+
+
+@league_command("table")
+def league_table_cmd(
+    file: Path = typer.Argument(..., help="The league file."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+    bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
+                                            help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
+) -> None:
+    """Ratings refitted on all games, with 95% intervals, games, points per game and recent form."""
+    from .league import League
+    from .league.table import league_table, render_table
+
+    with League.open(file) as league:
+        tab = league_table(league, bootstrap)
+    if as_json:
+        emit_json(tab)
+    else:
+        typer.echo(render_table(tab))
+
+
+@league_command("retire")
+def league_retire_cmd(
+    file: Path = typer.Argument(..., help="The league file."),
+    name: str = typer.Argument(..., help="The entry to retire."),
+) -> None:
+    """Stop matching an entry; its games and rating stay in the table."""
+    from .league import League
+
+    with League.open(file) as league:
+        league.retire(name)
+    typer.echo(f"retired {name}; its games stay in {file}")
+
+
+@command("experiment")
+def experiment_cmd(
+    file: Path = typer.Argument(..., help="An experiment file (YAML) with rule_sets, e.g. tournaments/house-rules.yaml."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output folder (overrides the file's)."),
+    games: Optional[int] = typer.Option(None, "--games", min=1, help="Games per rule set (overrides the file's)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, help="Worker processes."),
+    charts: bool = typer.Option(True, "--charts/--no-charts", help="Draw the PNG charts."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Play the same seeded deals under several rule sets and compare them: report.md, charts, games.csv."""
+    from .experiment import load_experiment, run_experiment
+    from .experiment.report import write_report
+
+    cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games)
+    run = run_experiment(cfg, progress=progress, echo=lambda t: typer.echo(t, err=True))
+    comp = write_report(cfg, run, charts=charts)
+    out = Path(cfg.base.output)
+    if as_json:
+        emit_json({"output": str(out), "games": len(run["rows"]), "failed": run["failed"],
+                   "elapsed_s": run["elapsed_s"], "games_per_s": run["games_per_s"], **comp})
+        return
+    typer.echo(f"{len(run['rows'])} games under {len(cfg.rule_sets)} rule sets in {run['elapsed_s']:.1f} s "
+               f"({run['games_per_s']:.1f} games/s on {run['concurrency']} workers)"
+               + (f"; {len(run['failed'])} games failed" if run["failed"] else ""))
+    for name in comp["rule_sets"]:
+        s = comp["summaries"][name]
+        wins = ", ".join(f"{w['rate']:.0%}" for w in s["seat_wins"])
+        typer.echo(f"  {name:16} rounds {s['rounds']['mean']:5.2f}  score {s['score']['mean']:6.2f}  "
+                   f"seat wins {wins}  adjudicated {s['adjudicated']['rate']:.0%}  faults {s['faults']}")
+    typer.echo(f"report: {out / 'report.md'}")
+
+
+@command("index")
+def index_cmd(
+    output: Path = typer.Argument(..., help="A tournament's output folder."),
+    viewers: bool = typer.Option(True, "--viewers/--no-viewers", help="Write an HTML viewer beside each replay."),
+) -> None:
+    """Write index.html in a tournament's output folder: standings and every game with its replay."""
+    from .tournament_index import write_index
+
+    path = write_index(output, viewers=viewers)
+    typer.echo(f"wrote {path}")
+
+
+def _replay_with_html(
+    path: Path = typer.Argument(..., help="A replay file written by `arena play --replay`."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only check that the replay reproduces."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Colour the pieces (default: if a terminal)."),
+    html_out: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html",
+                                            help="Write a self-contained HTML viewer of the game instead."),
+) -> None:
+    """Re-simulate a saved game, print it turn by turn, and fail if it does not reproduce."""
+    from .render import use_color
+    from .replay_html import write_html
+    from .replay_view import show_replay
+
+    if html_out is not None:
+        out = write_html(path, html_out)
+        typer.echo(f"{path}: reproduces; viewer written to {out}")
+        return
+    if color is None:
+        color = use_color()
+    if color:
+        # click strips colour codes when stdout is not a terminal unless the context says otherwise
+        # (FORCE_COLOR, or --color into a pipe).
+        click.get_current_context().color = True
+    show_replay(path, quiet=quiet, color=color)
+
+
+def _extend_replay() -> None:
+    """Give ``arena replay`` the ``--html`` option, keeping its arguments and options."""
+    for info in app.registered_commands:
+        if info.name == "replay":
+            info.callback = guarded(_replay_with_html)
+            return
+    command("replay")(_replay_with_html)
+
+
+_extend_replay()

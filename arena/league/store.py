@@ -1,0 +1,234 @@
+"""The league file: one SQLite database with the rules, the entries and every game.
+
+Each finished game is stored in one transaction (the game and its seats), so stopping
+``arena league play`` at any moment loses at most the games in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import RuleSpec
+
+from ..errors import UsageError
+
+FORMAT = "arena-league"
+VERSION = 1
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*(@[A-Za-z0-9][A-Za-z0-9_.+-]*)?")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, bot TEXT, cmd TEXT, added REAL NOT NULL, retired REAL);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, rotation INTEGER NOT NULL, seed INTEGER NOT NULL,
+    played REAL NOT NULL, rounds INTEGER, adjudicated INTEGER NOT NULL, duration_s REAL, play TEXT,
+    UNIQUE (grp, rotation));
+CREATE TABLE IF NOT EXISTS seats (
+    game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL, entry TEXT NOT NULL,
+    score INTEGER NOT NULL, rank INTEGER NOT NULL, faults INTEGER NOT NULL, fault_detail TEXT,
+    forfeited INTEGER NOT NULL, PRIMARY KEY (game_id, seat));
+CREATE INDEX IF NOT EXISTS seats_entry ON seats (entry);
+"""
+
+
+class LeagueError(UsageError):
+    """A league file that cannot be used as asked (missing, not a league, unknown entry...)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A bot in the league: a registered bot name or a command line."""
+
+    name: str
+    bot: str | None
+    cmd: tuple[str, ...] | None
+    added: float
+    retired: float | None
+
+    @property
+    def active(self) -> bool:
+        """Still matched by ``league play``."""
+        return self.retired is None
+
+    def seat_request(self) -> dict:
+        """The ``seats`` entry of a game request."""
+        return {"name": self.name, "bot": self.bot, "cmd": list(self.cmd) if self.cmd else None, "options": {}}
+
+
+class League:
+    """An open league file."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection):
+        self.path = path
+        self.conn = conn
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def create(cls, path, spec: RuleSpec, seats: int, seed: int = 0, time_control: dict | None = None,
+               sandbox: str = "basic") -> "League":
+        """Create a new league file; refuses to overwrite an existing file."""
+        path = Path(path)
+        if path.exists():
+            raise LeagueError(f"{path} already exists; give another file name or remove it")
+        conn = cls._connect(path)
+        conn.executescript(SCHEMA)
+        league = cls(path, conn)
+        for k, v in {"format": FORMAT, "version": VERSION, "rules": spec.to_json(), "seats": seats, "seed": seed,
+                     "time_control": time_control or {}, "sandbox": sandbox, "created": time.time()}.items():
+            league._set_meta(k, v)
+        return league
+
+    @classmethod
+    def open(cls, path) -> "League":
+        """Open an existing league file."""
+        path = Path(path)
+        if not path.is_file():
+            raise LeagueError(f"{path}: no such league (create one with `arena league new {path} --rules ...`)")
+        try:
+            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            row = conn.execute("SELECT v FROM meta WHERE k = 'format'").fetchone()
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error:
+            row = None
+        if row is None or json.loads(row[0]) != FORMAT:
+            conn.close()
+            raise LeagueError(f"{path} is not a league file (create one with `arena league new`)")
+        return cls(path, conn)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            return conn
+        except (OSError, sqlite3.Error) as exc:
+            raise LeagueError(f"{path}: cannot open the league file ({exc})") from None
+
+    def close(self) -> None:
+        """Close the file."""
+        self.conn.close()
+
+    def __enter__(self) -> "League":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ settings
+    def _set_meta(self, key: str, value) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", (key, json.dumps(value)))
+
+    def meta(self, key: str, default=None):
+        """A stored setting."""
+        row = self.conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    @property
+    def spec(self) -> RuleSpec:
+        """The league's rules."""
+        return RuleSpec.from_json(self.meta("rules"))
+
+    @property
+    def seats(self) -> int:
+        """Seats per game."""
+        return int(self.meta("seats"))
+
+    # ------------------------------------------------------------ entries
+    def entries(self, active_only: bool = False) -> list[Entry]:
+        """Every entry in the order added."""
+        rows = self.conn.execute("SELECT name, bot, cmd, added, retired FROM entries ORDER BY id").fetchall()
+        out = [Entry(n, b, tuple(json.loads(c)) if c else None, a, r) for n, b, c, a, r in rows]
+        return [e for e in out if e.active] if active_only else out
+
+    def entry(self, name: str) -> Entry:
+        """The entry ``name``; :class:`LeagueError` names the known ones."""
+        for e in self.entries():
+            if e.name == name:
+                return e
+        known = ", ".join(e.name for e in self.entries()) or "none yet"
+        raise LeagueError(f"no entry {name!r} in {self.path} (entries: {known})")
+
+    def add(self, name: str, bot: str | None = None, cmd: list[str] | None = None) -> Entry:
+        """Add an entry; a name is never reused, so a new version is a new ``name@version``."""
+        if not NAME_RE.fullmatch(name or ""):
+            raise LeagueError(f"{name!r} is not a valid entry name: use letters, digits, '.', '_', '+', '-', "
+                              f"and optionally @version (e.g. greedy@2)")
+        if (bot is None) == (cmd is None):
+            raise LeagueError("give exactly one of --bot (a registered bot) or --cmd (a command line)")
+        if any(e.name == name for e in self.entries()):
+            base = name.split("@")[0]
+            raise LeagueError(f"{name!r} is already in the league; a new version is a new entry, e.g. "
+                              f"`arena league add {self.path} {base}@2 ...`")
+        now = time.time()
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("INSERT INTO entries (name, bot, cmd, added) VALUES (?,?,?,?)",
+                              (name, bot, json.dumps(list(cmd)) if cmd else None, now))
+        return self.entry(name)
+
+    def retire(self, name: str) -> Entry:
+        """Stop matching ``name``; its games and rating stay."""
+        e = self.entry(name)
+        if not e.active:
+            raise LeagueError(f"{name!r} is already retired")
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("UPDATE entries SET retired = ? WHERE name = ?", (time.time(), name))
+        return self.entry(name)
+
+    # ------------------------------------------------------------ games
+    def next_group(self) -> int:
+        """The index of the next seat-rotated group."""
+        row = self.conn.execute("SELECT MAX(grp) FROM games").fetchone()
+        return 0 if row[0] is None else row[0] + 1
+
+    def record_game(self, task, outcome: dict, play: str) -> bool:
+        """Store one finished game in one transaction; False if that (group, rotation) is stored."""
+        result = outcome["result"]
+        seats = outcome.get("seats") or []
+        c = self.conn
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            cur = c.execute("INSERT INTO games (grp, rotation, seed, played, rounds, adjudicated, duration_s, play)"
+                            " VALUES (?,?,?,?,?,?,?,?)",
+                            (task.group, task.rotation, task.seed, time.time(), result.get("rounds"),
+                             int(bool(result.get("adjudicated"))), outcome.get("duration_s"), play))
+            gid = cur.lastrowid
+            forfeited = result.get("forfeited") or [False] * len(task.bots)
+            for s, name in enumerate(task.bots):
+                faults = (seats[s] if s < len(seats) else {}).get("faults") or []
+                c.execute("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?)",
+                          (gid, s, name, result["scores"][s], result["ranking"][s], len(faults),
+                           json.dumps([f.get("verdict") for f in faults]) if faults else None, int(bool(forfeited[s]))))
+            c.execute("COMMIT")
+            return True
+        except sqlite3.IntegrityError:
+            c.execute("ROLLBACK")
+            return False
+        except BaseException:
+            if c.in_transaction:
+                c.execute("ROLLBACK")
+            raise
+
+    def games(self) -> list[dict]:
+        """Every game, oldest first: ``{id, group, rotation, seed, rounds, adjudicated, seats: [{bot, rank, ...}]}``."""
+        games: dict[int, dict] = {}
+        for gid, grp, rot, seed, rounds, adj, played in self.conn.execute(
+                "SELECT id, grp, rotation, seed, rounds, adjudicated, played FROM games ORDER BY id"):
+            games[gid] = {"id": gid, "group": grp, "rotation": rot, "seed": seed, "rounds": rounds,
+                          "adjudicated": bool(adj), "played": played, "seats": []}
+        for gid, seat, entry, score, rank, faults, forf in self.conn.execute(
+                "SELECT game_id, seat, entry, score, rank, faults, forfeited FROM seats ORDER BY game_id, seat"):
+            if gid in games:
+                games[gid]["seats"].append({"seat": seat, "bot": entry, "score": score, "rank": rank,
+                                            "faults": faults, "forfeited": bool(forf)})
+        return list(games.values())
+
