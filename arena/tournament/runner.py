@@ -58,7 +58,9 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
 
 
 def _die_with_parent() -> None:
-    """Worker initializer: on Linux, the worker is killed when the coordinator dies (kill -9)."""
+    """Worker initializer: Ctrl-C is the coordinator's business; on Linux the worker is killed
+    when the coordinator dies (kill -9)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
