@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import FIVE_BLACKS, SMALL_WHITES, give_pieces, is_listed, pass_turn, rejects, set_reserve, supply
-from engine import Game, RuleSpec, action_to_json
+from engine import Game, RuleSpec, action_to_json, observation
+from engine.observation import game_from_observation
 from engine.actions import Finish, Pass, Upgrade
 from engine.cards import card_set
 from plugins.ghost import Ghost
@@ -297,3 +298,23 @@ def test_R14_ghost_json_round_trip():
             assert game.rules.decoders["ghost"](game.rules, obj) == a
     rejects(game, {"type": "ghost", "give": "X5", "take": "O4"}, "R14")
     rejects(game, {"type": "ghost", "give": "X5", "take": ["Q9"]}, "R0")
+
+
+def test_R11_3_the_decision_at_the_end_of_a_turn_hands_over_after_it():
+    game = ghost_game(actions_per_turn=3)
+    give_pieces(game, 0, {"I4": 2})
+    act(game, {"type": "take_puzzle", "color": "black", "slot": 0})
+    for name, cells in GB01_FILL[:2]:
+        act(game, {"type": "place", "puzzle": "GB01", "piece": name, "cells": cells})
+    pass_turn(game)
+    act(game, {"type": "take_piece"})
+    act(game, {"type": "take_piece"})
+    act(game, {"type": "place", "puzzle": "GB01", "piece": "I2", "cells": GB01_FILL[2][1]})
+    assert game.phase_name == "level_up" and game.to_move() == 0 and game.actions_left == 0
+    obs = observation(game, 0)
+    assert obs["decision"] == {"type": "level_up", "puzzle": "GB01", "steps": 1}
+    assert "decision" not in observation(game, 1)
+    rebuilt = game_from_observation(obs)
+    assert rebuilt.legal_actions() == game.legal_actions()
+    act(game, steps_json([("I2", "L3")]))
+    assert game.phase_name == "action" and game.to_move() == 1

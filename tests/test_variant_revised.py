@@ -276,3 +276,33 @@ def test_R9_6_the_other_seats_pieces_and_unfinished_puzzles_stay_visible():
     seat0 = observation(game, 1)["seats"][0]
     assert seat0["supply"] == {"O1": 1, "I2": 1, "L3": 1}
     assert seat0["unfinished"] == [{"puzzle": "W22", "pieces": []}]
+
+
+def test_R4_1_R9_3_two_completions_in_one_action_ask_in_the_order_taken():
+    game = revised()
+    give_pieces(game, 0, {"I2": 1})
+    set_reserve(game, {"I2": 0})
+    act(game, {"type": "take_puzzle", "color": "white", "slot": 1})  # W22, reward I2
+    act(game, {"type": "take_puzzle", "color": "white", "slot": 2})  # W10, reward I2
+    act(game, {"type": "place", "puzzle": "W10", "piece": "I2", "cells": [[1, 2], [2, 2]]})
+    pass_turn(game)
+    act(game, {"type": "master", "placements": [
+        {"puzzle": "W10", "piece": "O1", "cells": [[3, 2]]},
+        {"puzzle": "W22", "piece": "I2", "cells": [[2, 2], [3, 2]]}]})
+    assert game.phase_name == "reward" and game.decision["puzzle"] == "W22"
+    act(game, {"type": "reward", "take": "I3"})
+    assert game.phase_name == "reward" and game.decision["puzzle"] == "W10"
+    act(game, {"type": "reward", "take": "L3"})
+    assert game.phase_name == "action" and game.to_move() == 0 and game.actions_left == 2
+    assert supply(game, 0) == {"O1": 1, "I2": 2, "I3": 1, "L3": 1}
+
+
+def test_R9_3_a_game_rebuilt_from_the_observation_lists_the_same_reward_options():
+    from engine.observation import game_from_observation
+    game = revised()
+    set_reserve(game, {"I2": 0})
+    _complete_w10(game)
+    rebuilt = game_from_observation(observation(game, 0))
+    assert rebuilt.phase_name == "reward" and rebuilt.legal_actions() == game.legal_actions()
+    act(rebuilt, {"type": "reward", "take": "I3"})
+    assert rebuilt.to_move() == 1
