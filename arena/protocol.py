@@ -126,13 +126,18 @@ class Protocol:
         self.discarded: list[dict] = []
         self.ready: Ready | None = None
         self._t0 = 0.0
+        # Every line is logged (with the pid) at DEBUG; checked once, off the hot path.
+        self._debug = log.isEnabledFor(logging.DEBUG)
 
     def send(self, message: dict, limit_s: float) -> tuple[int, float]:
         """Send a request; returns its id and its deadline (flush time + ``limit_s``)."""
         rid = self.next_id
         self.next_id += 1
         message["id"] = rid
-        t0 = self.channel.send(encode(message), time.perf_counter() + limit_s)
+        data = encode(message)
+        if self._debug:
+            log.debug("%s pid %s << %s", self.label, getattr(self.channel, "pid", "-"), snippet(data, 300))
+        t0 = self.channel.send(data, time.perf_counter() + limit_s)
         self._t0 = t0
         return rid, t0 + limit_s
 
@@ -142,11 +147,14 @@ class Protocol:
         try:
             while True:
                 line, t1 = channel.read_line(deadline)
+                if self._debug:
+                    log.debug("%s pid %s >> %s", self.label, getattr(channel, "pid", "-"), snippet(line, 300))
                 msg = parse_line(line)
                 got = msg.get("id")
                 if type(got) is int and 0 < got < rid:
                     self.discarded.append({"id": got, "expected": rid, "line": snippet(line, 120)})
-                    log.info("%s: discarded a stale reply (id %d, waiting for %d): %s", self.label, got, rid, snippet(line, 120))
+                    log.info("%s pid %s: discarded a stale reply (id %d, waiting for %d): %s", self.label,
+                             getattr(channel, "pid", "-"), got, rid, snippet(line, 120))
                     continue
                 if got != rid:
                     raise BotProtocolError(f"reply id {got!r} does not match the request id {rid}: {snippet(line)}")
