@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from engine import Game, IllegalAction, RuleSpec, action_from_json, action_to_json, make_replay, observation, resimulate
 from engine.actions import Finish, LevelUp, Master
+from engine.events import events_since
 from engine.observation import game_from_observation
 from plugins.ghost import Ghost
 from variant_helpers import (card_places, choose, compatible_combinations, expected_piece_totals, expected_score,
@@ -111,6 +112,7 @@ class Checker:
         assert copy == game and copy.legal_actions() == game.legal_actions()
         for seat in range(game.n):
             json.dumps(observation(game, seat))
+            json.dumps(events_since(game, seat, 0)[0])
         if game.phase_name != "finish":
             rebuilt = game_from_observation(observation(game, game.to_move()))
             assert rebuilt.legal_actions() == game.legal_actions()

@@ -306,3 +306,15 @@ def test_R9_3_a_game_rebuilt_from_the_observation_lists_the_same_reward_options(
     assert rebuilt.phase_name == "reward" and rebuilt.legal_actions() == game.legal_actions()
     act(rebuilt, {"type": "reward", "take": "I3"})
     assert rebuilt.to_move() == 1
+
+
+def test_R9_4_a_game_rebuilt_from_the_observation_keeps_the_black_limit():
+    from engine.observation import game_from_observation
+    game = revised()
+    act(game, {"type": "take_puzzle", "color": "black", "slot": 0})  # triggers the end
+    act(game, {"type": "take_puzzle", "color": "black", "slot": 1})  # the one black take allowed
+    for seat in (0, 1):
+        assert observation(game, seat)["seats"][0]["black_after_end"] == 1
+    rebuilt = game_from_observation(observation(game, 0))
+    assert rebuilt.legal_actions() == game.legal_actions()
+    rejects(rebuilt, {"type": "take_puzzle", "color": "black", "slot": 2}, "R9.4")
