@@ -88,6 +88,9 @@ def test_every_scheduled_game_is_stored_once(tmp_path):
     assert summary["played"] == summary["stored"] == total_games(cfg) == 18
     keys = stored_keys(cfg)
     assert sorted(keys) == sorted(t.key for t in schedule(cfg))
+    log = (Path(cfg.output) / "tournament.log").read_text()
+    workers = {line.split()[2] for line in log.splitlines() if "arena.worker" in line}
+    assert workers and all(w.startswith("ForkProcess") for w in workers)  # the workers log into one file
     again = run_tournament(cfg, game_fn=fake_game, progress=False)  # resume of a finished run
     assert again["played"] == 0 and again["stored"] == 18
     assert len(stored_keys(cfg)) == 18

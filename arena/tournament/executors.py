@@ -14,6 +14,7 @@ rescheduled on a fresh pool (a game is retried at most ``MAX_ATTEMPTS`` times) a
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import socket
@@ -26,6 +27,8 @@ from typing import Callable, Iterator
 from ..errors import ArenaError
 
 MAX_ATTEMPTS = 3
+
+log = logging.getLogger("arena.worker")
 
 
 class GameFailed(Exception):
@@ -46,6 +49,8 @@ def execute(payload: dict) -> dict:
             from ..referee import play_game as fn
     cpu = time.process_time()
     outcome = fn(payload["request"])
+    log.info("game %s played: ranking %s, %.3f s", payload.get("key"), outcome["result"]["ranking"],
+             outcome.get("duration_s") or 0.0)
     return {"outcome": outcome, "worker": f"{socket.gethostname()}:{os.getpid()}",
             "cpu_s": time.process_time() - cpu}
 

@@ -140,7 +140,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
 
     def payload(task: GameTask) -> dict:
-        return {"request": build_request(cfg, task, output), "play": cfg.play, "game_fn": game_fn}
+        return {"key": task.key, "request": build_request(cfg, task, output), "play": cfg.play, "game_fn": game_fn}
 
     def on_death(keys: list[str], detail: str) -> None:
         summary["worker_deaths"] += 1
