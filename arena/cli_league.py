@@ -6,7 +6,6 @@ import shlex
 from pathlib import Path
 from typing import List, Optional
 
-import click
 import typer
 
 from .cli import app, command, emit_json, guarded
@@ -206,10 +205,25 @@ def _replay_with_html(
     if color is None:
         color = use_color()
     if color:
-        # click strips colour codes when stdout is not a terminal unless the context says otherwise
-        # (FORCE_COLOR, or --color into a pipe).
-        click.get_current_context().color = True
+        _keep_colour()
     show_replay(path, quiet=quiet, color=color)
+
+
+def _keep_colour() -> None:
+    """Ask click not to strip colour codes from ``echo`` (it does when stdout is not a terminal).
+
+    Needed for ``--color`` into a pipe and for ``FORCE_COLOR``. Typer may run on its own
+    copy of click, so the current context is looked up in both.
+    """
+    import importlib
+
+    for name in ("typer._click.globals", "click.globals"):
+        try:
+            ctx = importlib.import_module(name).get_current_context(silent=True)
+        except (ImportError, AttributeError):
+            continue
+        if ctx is not None:
+            ctx.color = True
 
 
 def _extend_replay() -> None:

@@ -1,4 +1,9 @@
-"""Text rendering of games: puzzles as 5x5 grids with the pieces on them."""
+"""Text rendering of games: puzzles as 5x5 grids with the pieces on them.
+
+Pieces are coloured by shape when the output is a terminal that supports colour (see
+:func:`use_color`). The palette :data:`PIECE_COLOURS` is shared with the HTML replay viewer
+(:mod:`arena.replay_html`), so a piece looks the same in both.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +12,44 @@ import sys
 
 from engine.cards import GRID
 
-# One letter per shape for the pieces on a puzzle; '#' is an empty recess cell.
+#: One colour per shape (RGB hex), shared by the terminal and the HTML viewer.
+PIECE_COLOURS = {"O1": "#f2c14e", "I2": "#5cb85c", "I3": "#3fb8c9", "L3": "#4a7bd0", "I4": "#b05cc9",
+                 "O4": "#e05d4f", "T4": "#f08a3c", "L4": "#7f8fe0", "Z4": "#8fd16a",
+                 "P5": "#e57fc0", "U5": "#6fd6d0", "X5": "#c7c7c7"}
+# The same shapes in the 16 basic ANSI colours, for terminals without 24-bit colour.
 _COLORS = {"O1": 33, "I2": 32, "I3": 36, "L3": 34, "I4": 35, "O4": 31, "T4": 93, "L4": 94, "Z4": 92,
            "P5": 95, "U5": 96, "X5": 97}
 
 
 def use_color(stream=None) -> bool:
-    """Colour when the stream is a terminal and ``NO_COLOR`` is not set."""
+    """Colour when the stream is a terminal that supports it.
+
+    ``NO_COLOR`` (any value) turns colour off and ``FORCE_COLOR`` (non-empty) turns it on,
+    as https://no-color.org and https://force-color.org ask; otherwise colour needs a
+    terminal whose ``TERM`` is not ``dumb``.
+    """
     stream = stream or sys.stdout
-    return hasattr(stream, "isatty") and stream.isatty() and "NO_COLOR" not in os.environ
+    if "NO_COLOR" in os.environ:
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def truecolor() -> bool:
+    """Whether the terminal announces 24-bit colour (``COLORTERM=truecolor`` or ``24bit``)."""
+    return os.environ.get("COLORTERM", "").lower() in ("truecolor", "24bit")
+
+
+def paint(name: str, text: str) -> str:
+    """``text`` in the colour of shape ``name`` (24-bit when the terminal has it, else ANSI)."""
+    hexa = PIECE_COLOURS.get(name)
+    if hexa and truecolor():
+        r, g, b = (int(hexa[i:i + 2], 16) for i in (1, 3, 5))
+        return f"\x1b[1;38;2;{r};{g};{b}m{text}\x1b[0m"
+    return f"\x1b[{_COLORS.get(name, 37)}m{text}\x1b[0m"
 
 
 def puzzle_rows(rules, card: int, placed: list[int], color: bool = False) -> list[str]:
@@ -34,7 +68,7 @@ def puzzle_rows(rules, card: int, placed: list[int], color: bool = False) -> lis
         name = rules.shapes[g.placement_shape[pid]].name
         ch = name[0] if n % 2 == 0 else name[0].lower()
         if color:
-            ch = f"\x1b[{_COLORS.get(name, 37)}m{ch}\x1b[0m"
+            ch = paint(name, ch)
         m = g.placement_mask[pid]
         for i in range(GRID * GRID):
             if m >> i & 1:
@@ -54,6 +88,7 @@ def side_by_side(blocks: list[tuple[str, list[str]]], gap: int = 3) -> list[str]
 
 
 def card_block(rules, card: int) -> tuple[str, list[str]]:
+    """A row card as a titled block: id, points, reward and its empty recess."""
     p = rules.puzzles[card]
     return f"{p.id} {p.points}p>{p.reward}", puzzle_rows(rules, card, [])
 
@@ -62,7 +97,8 @@ def render_player(game, seat: int, color: bool = False) -> list[str]:
     """A seat's supply, score and unfinished puzzles with their pieces."""
     rules = game.rules
     p = game.players[seat]
-    supply = " ".join(f"{rules.shapes[s].name}x{n}" for s, n in enumerate(p.supply) if n) or "-"
+    names = [(rules.shapes[s].name, n) for s, n in enumerate(p.supply) if n]
+    supply = " ".join((paint(name, name) if color else name) + f"x{n}" for name, n in names) or "-"
     head = (f"seat {seat}: score {game.score(seat)}, completed {len(p.completed)}"
             f"{' [forfeited]' if p.forfeited else ''}, supply {supply}")
     blocks = [(f"{rules.puzzles[pz.card].id} {rules.points[pz.card]}p", puzzle_rows(rules, pz.card, pz.placed, color))
@@ -71,6 +107,7 @@ def render_player(game, seat: int, color: bool = False) -> list[str]:
 
 
 def render_rows(game) -> list[str]:
+    """Both rows of face-up puzzles with the number of cards left in each deck."""
     rules = game.rules
     out = []
     for c, name in ((0, "white"), (1, "black")):

@@ -1,0 +1,166 @@
+"""``arena replay FILE --html OUT.html``: one self-contained HTML file to look at a game.
+
+The replay is re-simulated with the engine here, in Python: every step (the deal, then the
+state after each action) is stored as a snapshot of what the table shows -- the rows, each
+player's puzzles with the pieces on them, supplies, completed puzzles and scores -- taken
+from :func:`engine.observation.observation` of every seat (each seat's own view of itself,
+so the viewer sees everything). The snapshots, the cards' recesses, the piece colours
+(:data:`arena.render.PIECE_COLOURS`), each bot's time per move and its faults are embedded
+as JSON next to inline CSS and JavaScript: the page needs no network and no server.
+
+The page steps forward and back (buttons, arrow keys, a slider over all actions, a click
+on the action list) and reads and writes the step in the URL fragment (``OUT.html#step=12``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from engine import observation
+from engine.errors import ReplayMismatch
+from engine.replay import load_replay, state_digest, steps
+
+from .errors import ArenaError, UsageError
+from .render import PIECE_COLOURS
+from .replay_html_assets import CSS, JS
+
+
+
+class ViewerError(ArenaError):
+    """The replay cannot be turned into a viewer (it does not reproduce, or cannot be read)."""
+
+    exit_code = 3
+
+
+def describe(entry: dict) -> str:
+    """One line for a recorded action: ``seat 1 places L3 on W07``."""
+    seat = entry.get("seat")
+    if entry.get("forfeit"):
+        return f"seat {seat} is forfeited"
+    a = entry.get("action") or {}
+    kind = a.get("type")
+    if kind == "place":
+        return f"seat {seat} places {a['piece']} on {a['puzzle']}"
+    if kind in ("master", "finish"):
+        parts = ", ".join(f"{p['piece']} on {p['puzzle']}" for p in a.get("placements", [])) or "nothing"
+        return f"seat {seat} {'master action' if kind == 'master' else 'finishing touches'}: {parts}"
+    if kind == "take_puzzle":
+        where = f"the top of the {a['color']} deck" if a.get("blind") else (
+            f"{a['color']} slot {a['slot']}" if "color" in a else f"grid slot {a.get('slot')}")
+        return f"seat {seat} takes a puzzle from {where}"
+    if kind == "upgrade":
+        return f"seat {seat} returns {a['give']} and takes {a['take']}"
+    if kind == "take_piece":
+        return f"seat {seat} takes an O1"
+    if kind == "recycle":
+        return f"seat {seat} recycles the {a['color']} row"
+    if kind == "reward":
+        return f"seat {seat} takes {a['take']} as reward"
+    if kind == "level_up":
+        steps_ = ", ".join(f"{s['give']} to {s['take']}" for s in a.get("steps", [])) or "declines"
+        return f"seat {seat} levels up: {steps_}"
+    if kind == "ghost":
+        return f"seat {seat} trades ghost {a['give']} for {', '.join(a.get('take', []))}"
+    if kind == "pass":
+        return f"seat {seat} passes"
+    rest = {k: v for k, v in a.items() if k != "type"}
+    return f"seat {seat} {kind} {json.dumps(rest) if rest else ''}".rstrip()
+
+
+def snapshot(game) -> dict:
+    """What the table shows now: the public state, and each seat's full view of itself."""
+    views = [observation(game, s) for s in range(game.n)]
+    top = views[0]
+    snap = {k: top[k] for k in ("round", "phase", "to_move", "actions_left", "end_triggered", "final_round",
+                                "reserve", "rows", "decks") if k in top}
+    snap["seats"] = [views[s]["seats"][s] for s in range(game.n)]
+    for key in ("grid", "automaton", "locks"):
+        if key in top:
+            snap[key] = top[key]
+    return snap
+
+
+def viewer_data(record: dict) -> dict:
+    """Re-simulate ``record`` and collect everything the page shows; raises :class:`ViewerError`."""
+    from engine import Game, RuleSpec
+    from engine.errors import EngineError
+
+    try:
+        start = Game.new(RuleSpec.from_json(record["rules"]), record["players"], record["seed"], record.get("deal"))
+    except EngineError as exc:
+        raise ViewerError(f"cannot start the recorded game: {exc}") from None
+    snaps, actions, game = [snapshot(start)], [], start
+    try:
+        for _, entry, game in steps(record):
+            snaps.append(snapshot(game))
+            actions.append({"seat": entry.get("seat"), "text": describe(entry), "action": entry.get("action")})
+    except ReplayMismatch as exc:
+        raise ViewerError(f"the replay does not reproduce: {exc}") from None
+    if record.get("result") is not None and game.result() != record["result"]:
+        raise ViewerError(f"the replay does not reproduce: result recorded {record['result']}, "
+                          f"re-simulated {game.result()}")
+    digest = record.get("final_digest")
+    if digest is not None and digest != state_digest(game):
+        raise ViewerError("the replay does not reproduce: the final state differs from the recorded one")
+    times = record.get("move_times") or []
+    for i, a in enumerate(actions):
+        t = times[i] if i < len(times) else None
+        a["ms"] = t.get("wall_ms") if isinstance(t, dict) else None
+        a["fallback"] = bool(isinstance(t, dict) and t.get("fallback"))
+        a["faults"] = []
+    faults = record.get("faults") or []
+    for seat, items in enumerate(faults):
+        for f in items or []:
+            move = f.get("move")
+            where = min(move, len(actions) - 1) if isinstance(move, int) and actions else None
+            item = {"seat": seat, "verdict": f.get("verdict"), "detail": f.get("detail"), "move": move}
+            if where is not None and where >= 0:
+                actions[where]["faults"].append(item)
+    rules = start.rules
+    used = {pid for s in snaps for row in s["rows"].values() for pid in row if pid}
+    used |= {u["puzzle"] for s in snaps for seat in s["seats"] for u in seat["unfinished"]}
+    used |= {c for s in snaps for seat in s["seats"] for c in seat.get("completed", [])}
+    cards = {}
+    for p in rules.puzzles:
+        if p.id in used:
+            cards[p.id] = {"color": p.color, "points": p.points, "reward": p.reward,
+                           "recess": [[i // 5, i % 5] for i in range(25) if p.recess >> i & 1]}
+    bots = record.get("bots") or record.get("seats") or [f"seat {s}" for s in range(record["players"])]
+    return {"title": f"{' vs '.join(map(str, bots))} - seed {record['seed']}, rules {rules.spec.label()}",
+            "bots": bots, "seed": record["seed"], "rules": rules.spec.label(), "result": game.result(),
+            "cards": cards, "shapes": {s.name: {"cells": [list(c) for c in s.cells],
+                                                "colour": PIECE_COLOURS.get(s.name, "#999999")} for s in rules.shapes},
+            "steps": snaps, "actions": actions, "faults": faults, "timed": bool(times)}
+
+
+def render_html(record: dict) -> str:
+    """The viewer page for ``record`` as one string."""
+    data = viewer_data(record)
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(data['title'])}</title>\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<style>\n{CSS}</style></head>\n<body data-step=\"0\">\n"
+            f"<script type=\"application/json\" id=\"replay-data\">{payload}</script>\n"
+            f"<script>\n{JS}</script>\n</body></html>\n")
+
+
+def write_html(replay_path, out_path) -> Path:
+    """Read the replay file ``replay_path`` and write its viewer to ``out_path``."""
+    try:
+        record = load_replay(replay_path)
+    except ReplayMismatch as exc:
+        raise ViewerError(str(exc)) from None
+    try:
+        page = render_html(record)
+    except ViewerError as exc:
+        raise ViewerError(f"{replay_path}: {exc}") from None
+    out = Path(out_path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror}") from None
+    return out

@@ -1,0 +1,192 @@
+"""The HTML replay viewer, checked in headless Chromium, and the terminal replay's colours."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.replay_html import render_html, viewer_data
+from bots.policy import policy
+from engine import Game, RuleSpec, make_replay
+
+runner = CliRunner()
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--hide-scrollbars"]
+
+
+def play_replay(seed=5, variants=("revised",), bots=("greedy", "greedy")) -> dict:
+    game = Game.new(RuleSpec.make(list(variants)), len(bots), seed)
+    pols = [policy(b) for b in bots]
+    rng = random.Random(seed)
+    while not game.is_over:
+        game.apply(pols[game.to_move()].choose(game, rng))
+    return make_replay(game, None, {"bots": list(bots)})
+
+
+@pytest.fixture(scope="module")
+def record():
+    rec = play_replay()
+    # What the referee records for bot processes: a time per action, and faults with the move they hit.
+    rec["move_times"] = [{"wall_ms": 1.5 + i % 7, "cpu_ms": 1.0} for i in range(len(rec["actions"]))]
+    rec["faults"] = [[], [{"verdict": "timeout", "detail": "no reply within 1000 ms", "move": 12}]]
+    return rec
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """The Chromium binary; installed with apt-get (Debian's package) when missing."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        subprocess.run("apt-get update && apt-get install -y chromium", shell=True, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
+        exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert exe, "chromium could not be installed"
+    return exe
+
+
+def browse(chromium: str, url: str, *extra: str) -> str:
+    with tempfile.TemporaryDirectory(prefix="arena-chromium-") as profile:
+        proc = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000",
+                               *extra, url], capture_output=True, text=True, timeout=120)
+    return proc.stdout
+
+
+def text_of(dom: str, elem_id: str) -> str:
+    m = re.search(rf'id="{elem_id}"[^>]*>(.*?)</', dom, re.S)
+    assert m, f"no element #{elem_id} in the page"
+    return m.group(1)
+
+
+def scores_shown(dom: str) -> list[str]:
+    return re.findall(r'class="score">score (-?\d+)<', dom)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory, record):
+    path = tmp_path_factory.mktemp("viewer") / "game.json"
+    path.write_text(json.dumps(record))
+    out = path.with_suffix(".html")
+    result = runner.invoke(app, ["replay", str(path), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "viewer written" in result.output
+    return out
+
+
+def test_snapshots_follow_the_game(record):
+    data = viewer_data(record)
+    assert len(data["steps"]) == len(record["actions"]) + 1
+    last = data["steps"][-1]
+    assert [s["score"] for s in last["seats"]] == record["result"]["scores"]
+    assert data["steps"][0]["round"] == 1 and last["phase"] == "over"
+    assert data["actions"][12]["faults"][0]["verdict"] == "timeout"
+    assert data["actions"][0]["ms"] == 1.5
+    assert set(data["cards"]) >= {u["puzzle"] for s in data["steps"] for p in s["seats"] for u in p["unfinished"]}
+
+
+def test_page_is_self_contained(record):
+    page = render_html(record)
+    assert "<script src" not in page and "<link" not in page and "@import" not in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "url(" not in page
+
+
+def test_chromium_shows_the_table_at_each_step(chromium, page, record):
+    data = viewer_data(record)
+    last = len(data["steps"]) - 1
+    for step in (0, 12, 30, last):
+        dom = browse(chromium, f"{page.as_uri()}#step={step}", "--dump-dom")
+        assert f'data-step="{step}"' in dom.split("<body", 1)[1][:40]
+        assert text_of(dom, "step-label") == f"step {step} / {last}"
+        expected = "the deal" if step == 0 else data["actions"][step - 1]["text"]
+        assert text_of(dom, "action-text") == expected
+        snap = data["steps"][step]
+        assert scores_shown(dom) == [str(s["score"]) for s in snap["seats"]]
+        for colour in ("white", "black"):
+            for card in snap["rows"][colour]:
+                if card:
+                    assert f'data-card="{card}"' in dom
+        pieces_on_puzzles = sum(len(p["cells"]) for s in snap["seats"] for u in s["unfinished"] for p in u["pieces"])
+        assert dom.count('class="cell piece"') == pieces_on_puzzles
+        assert len(re.findall(r'class="player[ "]', dom)) == len(snap["seats"])
+
+
+def test_chromium_shows_times_and_faults(chromium, page):
+    dom = browse(chromium, f"{page.as_uri()}#step=13", "--dump-dom")
+    assert "fault of seat 1 (greedy): timeout" in dom
+    assert re.search(r'id="action-time"[^>]*>\d+\.\d ms<', dom)
+    row = re.search(r'<tr data-seat="1">(.*?)</tr>', dom).group(1)
+    assert '<td class="fault">1</td>' in row
+
+
+def test_chromium_clamps_a_step_past_the_end(chromium, page, record):
+    dom = browse(chromium, f"{page.as_uri()}#step=99999", "--dump-dom")
+    last = len(record["actions"])
+    assert text_of(dom, "step-label") == f"step {last} / {last}"
+    assert "game over" in text_of(dom, "status")
+
+
+def test_chromium_screenshot_is_drawn(chromium, page, tmp_path):
+    shot = tmp_path / "shot.png"
+    browse(chromium, f"{page.as_uri()}#step=30", f"--screenshot={shot}", "--window-size=1400,1000")
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_html_of_a_bad_replay_is_a_sentence(tmp_path, record):
+    bad = dict(record, actions=record["actions"][:5] + [{"seat": 0, "action": {"type": "take_piece"}}] * 40)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    result = runner.invoke(app, ["replay", str(path), "--html", str(tmp_path / "bad.html")])
+    assert result.exit_code == 3
+    assert "does not reproduce" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "bad.html").exists()
+
+
+def test_terminal_replay_colours_pieces_when_asked(tmp_path, record, monkeypatch):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    coloured = runner.invoke(app, ["replay", str(path), "--color"])
+    assert coloured.exit_code == 0 and "\x1b[" in coloured.output
+    plain = runner.invoke(app, ["replay", str(path), "--no-color"])
+    assert plain.exit_code == 0 and "\x1b[" not in plain.output
+    assert "reproduces" in plain.output
+
+
+@pytest.mark.parametrize("env, tty, expected", [
+    ({}, True, True), ({}, False, False), ({"NO_COLOR": "1"}, True, False), ({"FORCE_COLOR": "1"}, False, True),
+    ({"TERM": "dumb"}, True, False), ({"NO_COLOR": "", "FORCE_COLOR": "1"}, True, False),
+])
+def test_use_color_follows_the_terminal_and_the_environment(monkeypatch, env, tty, expected):
+    from arena.render import use_color
+
+    for key in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+
+    class Stream:
+        def isatty(self):
+            return tty
+
+    assert use_color(Stream()) is expected
+
+
+def test_truecolor_terminals_get_the_viewer_palette(monkeypatch):
+    from arena.render import PIECE_COLOURS, paint
+
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    r, g, b = (int(PIECE_COLOURS["L3"][i:i + 2], 16) for i in (1, 3, 5))
+    assert paint("L3", "L") == f"\x1b[1;38;2;{r};{g};{b}mL\x1b[0m"
+    monkeypatch.delenv("COLORTERM")
+    assert paint("L3", "L") == "\x1b[34mL\x1b[0m"
