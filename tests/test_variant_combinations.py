@@ -14,6 +14,8 @@ from engine import Game, ParameterError, RuleSpec, compile_rules
 from engine.variants import available
 from variant_helpers import compatible_combinations
 
+GHOST_RESERVE = r"R13: parameter 'ghost.reserve_per_shape' must be a whole number"
+
 
 @pytest.mark.parametrize("variants, players", compatible_combinations(),
                          ids=lambda v: "+".join(v) if isinstance(v, tuple) else str(v))
@@ -63,19 +65,22 @@ def test_R8_the_built_in_variants_are_registered():
     ([], {"ghost.reserve_per_shape": 3}, 2, r"R13: unknown parameter 'ghost.reserve_per_shape'"),
     ([], {"difficulty": "standard"}, 2, r"R13: unknown parameter 'difficulty'"),
     (["revised"], {"difficulty": "standard"}, 2, r"R13: unknown parameter 'difficulty'"),
-    (["ghost"], {"ghost.reserve_per_shape": -1}, 2, r"R13: parameter 'ghost.reserve_per_shape' must be a whole number"),
-    (["ghost"], {"ghost.reserve_per_shape": "3"}, 2, r"R13: parameter 'ghost.reserve_per_shape' must be a whole number"),
-    (["ghost"], {"ghost.reserve_per_shape": True}, 2, r"R13: parameter 'ghost.reserve_per_shape' must be a whole number"),
-    (["ghost"], {"ghost.reserve_per_shape": 2.5}, 2, r"R13: parameter 'ghost.reserve_per_shape' must be a whole number"),
-    (["solo"], {"difficulty": "hard"}, 1, r"R12.1: parameter 'difficulty' must be one of standard, challenging, unbeatable"),
+    (["ghost"], {"ghost.reserve_per_shape": -1}, 2, GHOST_RESERVE),
+    (["ghost"], {"ghost.reserve_per_shape": "3"}, 2, GHOST_RESERVE),
+    (["ghost"], {"ghost.reserve_per_shape": True}, 2, GHOST_RESERVE),
+    (["ghost"], {"ghost.reserve_per_shape": 2.5}, 2, GHOST_RESERVE),
+    (["solo"], {"difficulty": "hard"}, 1,
+     r"R12.1: parameter 'difficulty' must be one of standard, challenging, unbeatable, got 'hard'"),
     (["solo"], {"difficulty": None}, 1, r"R12.1: parameter 'difficulty' must be one of"),
     (["solo"], {"difficulty": 6}, 1, r"R12.1: parameter 'difficulty' must be one of"),
-    (["solo"], {"reserve_per_shape": 10}, 1, r"R12.1: the solo setup needs 11 level-1 pieces but reserve_per_shape is 10"),
+    (["solo"], {"reserve_per_shape": 10}, 1,
+     r"R12.1: the solo setup needs 11 level-1 pieces but reserve_per_shape is 10"),
     (["solo"], {"reserve_per_shape": 7, "difficulty": "challenging"}, 1, r"R12.1: the solo setup needs 8 level-1"),
     (["solo"], {"reserve_per_shape": 4, "difficulty": "unbeatable"}, 1, r"R12.1: the solo setup needs 5 level-1"),
     (["solo"], {"starting_pieces": ["O1", "O1"], "reserve_per_shape": 11}, 1, r"R12.1: the solo setup needs 12"),
     (["solo"], {"solo.white_cards": 33}, 1, r"R13: parameter 'solo.white_cards' is 33 but the game has only 32"),
-    (["solo", "ghost"], {"solo.white_cards": 45}, 1, r"R13: parameter 'solo.white_cards' is 45 but the game has only 44"),
+    (["solo", "ghost"], {"solo.white_cards": 45}, 1,
+     r"R13: parameter 'solo.white_cards' is 45 but the game has only 44"),
     (["solo"], {"solo.white_cards": -1}, 1, r"R13: parameter 'solo.white_cards' must be a whole number"),
 ])
 def test_R8_R13_impossible_rules_are_refused_with_a_sentence(variants, params, players, message):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FIVE_BLACKS, SMALL_WHITES, give_pieces, is_listed, pass_turn, rejects, set_reserve, supply
+from conftest import SMALL_WHITES, give_pieces, is_listed, pass_turn, rejects, set_reserve, supply
 from engine import Game, RuleSpec, action_to_json, observation
 from engine.observation import game_from_observation
 from engine.actions import Finish, Pass, Upgrade
