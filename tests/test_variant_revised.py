@@ -212,6 +212,13 @@ def test_R9_4_blind_black_takes_count_and_are_no_longer_listed():
     rejects(game, {"type": "take_puzzle", "color": "black", "slot": 0}, "R9.4")
 
 
+def test_R9_4_after_a_trigger_at_setup_every_black_take_counts():
+    game = revised(black=FIVE_BLACKS[:4])
+    assert game.end_triggered
+    act(game, {"type": "take_puzzle", "color": "black", "slot": 0})
+    rejects(game, {"type": "take_puzzle", "color": "black", "slot": 1}, "R9.4")
+
+
 def test_R9_4_black_takes_before_the_trigger_are_unlimited():
     game = revised(black=FIVE_BLACKS + ["B18", "B19", "B20"])
     for slot in range(3):
