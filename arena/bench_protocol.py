@@ -65,7 +65,7 @@ def _protocol_block(proc: BotProcess, rules, template: dict, n: int) -> float:
     return perf() - t0
 
 
-def bench_protocol(decisions: int = 5000, rounds: int = 5, bot: list[str] | None = None) -> dict:
+def bench_protocol(decisions: int = 5000, rounds: int = 20, bot: list[str] | None = None) -> dict:
     """Measure the rates; returns ``{"protocol_per_s", "echo_per_s", "pipe_per_s", "sdk_per_s", "ratio", ...}``.
 
     The measurements are interleaved in ``rounds`` blocks of ``decisions / rounds`` round

@@ -73,7 +73,7 @@ def bench_protocol_cmd(
     if as_json:
         emit_json(result)
         return
-    typer.echo(f"request of {result['bytes']} bytes, {result['decisions']} round trips of each kind (best of 5 blocks)")
+    typer.echo(f"request of {result['bytes']} bytes, {result['decisions']} round trips of each kind (best of 20 interleaved blocks)")
     typer.echo(f"  protocol, trivial bot:      {result['protocol_per_s']:>10,.0f} decisions/s")
     typer.echo(f"  raw JSON-line echo (floor): {result['echo_per_s']:>10,.0f} round trips/s")
     typer.echo(f"  protocol / echo:            {result['ratio']:>10.1%}")

@@ -96,6 +96,17 @@ def test_children_a_bot_forks_do_not_survive_the_game(escape):
     assert out["result"]["forfeited"] == [False, False]
 
 
+def test_the_process_count_cap_stops_a_fork_bomb_under_strict(tmp_path):
+    if not cgroup_layout()[0]:
+        pytest.skip("no writable cgroup hierarchy on this machine")
+    out = game(misbehaving("forkmany"), sandbox="strict", sandbox_options={"pids": 20}, log_dir=str(tmp_path))
+    assert "cgroup_pids" in out["sandbox"]["protections"]
+    log = (tmp_path / out["seats"][0]["stderr_log"].split("/")[-1]).read_text()
+    made = int(log.split("forked ")[1].split()[0])
+    assert 0 < made < 20, log
+    assert out["seats"][0]["faults"] == []
+
+
 def test_a_socket_cannot_reach_the_host_under_strict_but_can_under_none():
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))

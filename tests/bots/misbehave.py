@@ -57,6 +57,18 @@ def misbehave(msg):
                 os.setpgid(0, 0) if ARG == "escape" else None
                 time.sleep(3600)
                 os._exit(0)
+    elif MODE == "forkmany":
+        made = 0
+        for _ in range(100):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(3600)
+                os._exit(0)
+            made += 1
+        print(f"forked {made}", file=sys.stderr, flush=True)
     elif MODE == "alloc":
         hoard = []
         while True:
