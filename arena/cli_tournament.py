@@ -95,18 +95,23 @@ def standings_cmd(
 @guarded
 def bench_tournament_cmd(
     groups: int = typer.Option(12, "--groups", min=1, help="Seat-rotated groups per pairing."),
+    play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead."""
     from .tournament.bench import bench_tournament
 
-    result = bench_tournament(rounds=groups)
+    if play not in ("inprocess", "bots"):
+        raise UsageError(f"--play {play!r}: give inprocess or bots")
+    result = bench_tournament(rounds=groups, play=play)
     if as_json:
         emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
                                           "cpu_overhead_1", "cpu_overhead_2", "games")})
         return
     typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play")
     for n in (1, 2):
+        cpu = result[f"cpu_overhead_{n}"]
         typer.echo(f"  concurrency {n}: {result[f'games_per_s_{n}']:.1f} games/s, runner overhead "
-                   f"{result[f'overhead_{n}']:.1%} of worker wall time, {result[f'cpu_overhead_{n}']:.1%} of CPU time")
+                   f"{result[f'overhead_{n}']:.1%} of worker wall time"
+                   + (f", {cpu:.1%} of CPU time" if cpu is not None else ""))
     typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x")

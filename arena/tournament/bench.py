@@ -1,7 +1,8 @@
 """``arena bench tournament``: games per second of the runner at concurrency 1 and 2.
 
 A fixed round robin of built-in bots (three copies of ``greedy``; two seats, base rules,
-seed 1, no replays) is played in-process in the workers, once with one worker and once
+seed 1, no replays) is played in-process in the workers (``--play bots``: through the
+referee, with bot processes), once with one worker and once
 with two, each into a fresh results database. The runner's *overhead* is everything that
 is not the engine and the bots -- starting the pool, shipping requests and results between
 processes, storing every game in its own SQLite transaction, the progress bookkeeping --
@@ -27,13 +28,13 @@ from .runner import run_tournament
 from .store import Store
 
 
-def bench_config(output: Path, concurrency: int, rounds: int) -> TournamentConfig:
+def bench_config(output: Path, concurrency: int, rounds: int, play: str = "inprocess") -> TournamentConfig:
     """The benchmark's fixed round robin."""
     bots = (BotEntry("greedy", "greedy"), BotEntry("greedy-b", "greedy"), BotEntry("greedy-c", "greedy"))
     return TournamentConfig(
         name="bench", path="<bench>", rules=RuleSpec.make(), seats=2, bots=bots, format="round-robin",
         format_options={}, rounds=rounds, games=None, seed=1, time_control={}, fault_policy="forfeit",
-        sandbox="none", concurrency=concurrency, executor="local", address=None, play="inprocess",
+        sandbox="none", concurrency=concurrency, executor="local", address=None, play=play,
         output=output, anchor="greedy", replays=False, pause_idle=False)
 
 
@@ -43,9 +44,9 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _one(concurrency: int, rounds: int) -> dict:
+def _one(concurrency: int, rounds: int, play: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        cfg = bench_config(Path(tmp) / "out", concurrency, rounds)
+        cfg = bench_config(Path(tmp) / "out", concurrency, rounds, play)
         cpu0 = _cpu()
         summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
         time.sleep(0.05)  # let the last worker exit so its CPU time is counted
@@ -56,7 +57,8 @@ def _one(concurrency: int, rounds: int) -> dict:
     wall = summary["elapsed_s"]
     return {"games": summary["played"], "wall_s": wall, "games_per_s": summary["played"] / wall,
             "overhead": max(0.0, 1.0 - busy / (wall * concurrency)),
-            "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu) if cpu > 0 else 0.0}
+            # with bot processes the bots' CPU time is not the game function's: no CPU figure
+            "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu) if cpu > 0 and play == "inprocess" else None}
 
 
 def _warm() -> None:
@@ -70,12 +72,16 @@ def _warm() -> None:
         play_inprocess(build_request(cfg, task, Path(".")))
 
 
-def bench_tournament(rounds: int = 12) -> dict:
-    """Play the fixed round robin at concurrency 1 and 2; games/s, speed-up and overhead."""
+def bench_tournament(rounds: int = 12, play: str = "inprocess") -> dict:
+    """Play the fixed round robin at concurrency 1 and 2; games/s, speed-up and overhead.
+
+    ``play="bots"`` plays the same games through the referee with bot processes; the
+    overhead then measures the runner against everything the referee does.
+    """
     _warm()
-    one = _one(1, rounds)
-    two = _one(2, rounds)
-    return {"bots": ["greedy", "greedy-b", "greedy-c"], "play": "inprocess", "games": one["games"],
+    one = _one(1, rounds, play)
+    two = _one(2, rounds, play)
+    return {"bots": ["greedy", "greedy-b", "greedy-c"], "play": play, "games": one["games"],
             "games_per_s_1": one["games_per_s"], "games_per_s_2": two["games_per_s"],
             "speedup": two["games_per_s"] / one["games_per_s"], "overhead_1": one["overhead"],
             "overhead_2": two["overhead"], "cpu_overhead_1": one["cpu_overhead"],

@@ -1,0 +1,24 @@
+"""``arena bench tournament`` runs and reports its figures (their values are a benchmark's business)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from arena.cli import app
+
+
+def test_bench_tournament_json_has_the_figures():
+    result = CliRunner().invoke(app, ["bench", "tournament", "--groups", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["games"] == 6
+    assert figures["games_per_s_1"] > 0 and figures["games_per_s_2"] > 0
+    assert figures["speedup"] == figures["games_per_s_2"] / figures["games_per_s_1"]
+    assert 0 <= figures["overhead_1"] < 1 and 0 <= figures["cpu_overhead_2"] < 1
+
+
+def test_bench_tournament_rejects_an_unknown_play_mode():
+    result = CliRunner().invoke(app, ["bench", "tournament", "--play", "fast"])
+    assert result.exit_code == 2 and "give inprocess or bots" in result.output
