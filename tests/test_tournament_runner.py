@@ -82,7 +82,9 @@ def stored_keys(cfg) -> list[str]:
     return [k for (k,) in con.execute("SELECT key FROM games")]
 
 
-def test_every_scheduled_game_is_stored_once(tmp_path):
+def test_every_scheduled_game_is_stored_once(tmp_path, monkeypatch):
+    import logging
+    monkeypatch.setattr(logging.getLogger("arena"), "level", logging.DEBUG)
     cfg = config(tmp_path, rounds=3)
     summary = run_tournament(cfg, game_fn=fake_game, progress=False)
     assert summary["played"] == summary["stored"] == total_games(cfg) == 18

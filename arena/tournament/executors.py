@@ -49,8 +49,9 @@ def execute(payload: dict) -> dict:
             from ..referee import play_game as fn
     cpu = time.process_time()
     outcome = fn(payload["request"])
-    log.info("game %s played: ranking %s, %.3f s", payload.get("key"), outcome["result"]["ranking"],
-             outcome.get("duration_s") or 0.0)
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("game %s played: ranking %s, %.3f s", payload.get("key"), outcome["result"]["ranking"],
+                  outcome.get("duration_s") or 0.0)
     return {"outcome": outcome, "worker": f"{socket.gethostname()}:{os.getpid()}",
             "cpu_s": time.process_time() - cpu}
 

@@ -128,16 +128,17 @@ class Store:
             gid = cur.lastrowid
             forfeited = result.get("forfeited") or [False] * len(task.bots)
             completed = result.get("completed") or [None] * len(task.bots)
+            rows, fault_rows = [], []
             for s, bot in enumerate(task.bots):
                 info = seats[s] if s < len(seats) else {}
                 faults = info.get("faults") or []
-                c.execute("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                          (gid, s, bot, result["scores"][s], ranking[s], completed[s],
-                           int(bool(forfeited[s])), len(faults), info.get("moves"), info.get("wall_ms"),
-                           info.get("cpu_ms"), info.get("max_move_ms")))
-                for f in faults:
-                    c.execute("INSERT INTO faults VALUES (?,?,?,?,?,?)",
-                              (gid, s, bot, str(f.get("verdict")), f.get("detail"), f.get("move")))
+                rows.append((gid, s, bot, result["scores"][s], ranking[s], completed[s], int(bool(forfeited[s])),
+                             len(faults), info.get("moves"), info.get("wall_ms"), info.get("cpu_ms"),
+                             info.get("max_move_ms")))
+                fault_rows += [(gid, s, bot, str(f.get("verdict")), f.get("detail"), f.get("move")) for f in faults]
+            c.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            if fault_rows:
+                c.executemany("INSERT INTO faults VALUES (?,?,?,?,?,?)", fault_rows)
             c.execute("COMMIT")
             return True
         except sqlite3.IntegrityError:
