@@ -82,6 +82,42 @@ def test_a_game_budget_runs_out_into_a_timeout(time_control, fewest, most):
     assert seat["max_move_ms"] >= 150
 
 
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.parametrize("pause", [True, False])
+def test_pause_idle_stops_every_bot_not_on_move(monkeypatch, pause):
+    import time
+
+    from arena import botproc
+    bots, seen = [], []
+    original_spawn, original_ask = botproc.BotProcess.spawn, botproc.BotProcess.ask
+
+    def spawn(self):
+        bots.append(self)
+        return original_spawn(self)
+
+    def ask(self, message, limit_s):
+        for other in bots:
+            if other is not self and not other.dead:
+                deadline = time.monotonic() + 0.5
+                while _state(other.pid) != "T" and pause and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                seen.append(_state(other.pid))
+        return original_ask(self, message, limit_s)
+
+    monkeypatch.setattr(botproc.BotProcess, "spawn", spawn)
+    monkeypatch.setattr(botproc.BotProcess, "ask", ask)
+    out = game(misbehaving("ponder"), pause_idle=pause, sandbox="none")
+    assert out["seats"][0]["faults"] == [] and len(seen) > 10
+    if pause:
+        assert set(seen) == {"T"}, "a bot not on move is stopped"
+    else:
+        assert "T" not in seen
+
+
 def test_flooding_stderr_is_no_fault_and_the_log_is_capped(tmp_path):
     out = game(misbehaving("flood_stderr"), log_dir=str(tmp_path))
     assert out["seats"][0]["faults"] == []

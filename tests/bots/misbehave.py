@@ -83,7 +83,15 @@ def misbehave(msg):
     return False
 
 
+def burn():
+    while True:
+        pass
+
+
 def main():
+    if MODE == "ponder":
+        import threading
+        threading.Thread(target=burn, daemon=True).start()
     if MODE == "slow_start":
         time.sleep(float(ARG or 30))
     first = True
