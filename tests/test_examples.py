@@ -57,3 +57,20 @@ def test_example_bots_play_against_built_ins_with_more_players(node, c_bot, play
 def test_the_readmes_say_how_to_run_them():
     assert "node bots/examples/js/bot.js" in (JS.parent / "README.md").read_text()
     assert "gcc" in (C.parent / "README.md").read_text()
+
+
+def test_variant_games_with_decisions_go_through_the_protocol(node, c_bot, tmp_path):
+    """Under revised + ghost, level-up decisions (R11.3) reach protocol bots and are answered."""
+    import json
+
+    kinds = set()
+    for seed in range(8):
+        other = {"name": "js", "cmd": [node, str(JS)]} if seed % 2 else {"name": "c", "cmd": [c_bot]}
+        path = tmp_path / f"game{seed}.json"
+        out = play_game({"seats": [{"name": "g", "bot": "greedy"}, other], "seed": seed, "sandbox": "none",
+                         "rules": {"variants": ["revised", "ghost"], "params": {}}, "replay_path": str(path)})
+        assert all(s["faults"] == [] for s in out["seats"])
+        kinds |= {a["action"]["type"] for a in json.loads(path.read_text())["actions"] if "action" in a}
+        if "level_up" in kinds:
+            break
+    assert {"level_up", "finish"} <= kinds
