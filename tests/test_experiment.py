@@ -116,8 +116,10 @@ def test_same_rule_sets_give_identical_games_so_deals_are_paired(tmp_path):
     assert len(a) == len(b) == 6
     strip = lambda r: {k: v for k, v in r.items() if k not in ("rule_set", "duration_s", "replay")}  # noqa: E731
     assert [strip(r) for r in a] == [strip(r) for r in b]
-    diff = compare({"a": a, "b": b})["paired"]["b"]["rounds"]
+    comp = compare({"a": a, "b": b})
+    diff = comp["paired"]["b"]["rounds"]
     assert diff["mean"] == 0 and diff["low"] == 0 and diff["high"] == 0
+    assert comp["identical"] == ["b"]
 
 
 def test_four_actions_per_turn_shorten_games_significantly(tmp_path):
@@ -127,6 +129,7 @@ def test_four_actions_per_turn_shorten_games_significantly(tmp_path):
     assert not run["failed"] and len(run["rows"]) == 80
     comp = compare({rs.name: [r for r in run["rows"] if r["rule_set"] == rs.name] for rs in cfg.rule_sets})
     base, four = comp["summaries"]["revised"], comp["summaries"]["4-actions"]
+    assert comp["identical"] == []
     assert four["rounds"]["high"] < base["rounds"]["low"]          # the intervals do not even overlap
     diff = comp["paired"]["4-actions"]["rounds"]
     assert diff["high"] < -1.0                                      # at least a round shorter, at 95%

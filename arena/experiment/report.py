@@ -96,6 +96,9 @@ def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[s
                   "that excludes 0 is a difference the games show.", ""]
         lines += _table(["rule set"] + metrics,
                         [[n] + [_mean(comp["paired"][n][m], sign=True) for m in metrics] for n in comp["paired"]])
+        for n in comp.get("identical", []):
+            lines += ["", f"Every game under `{n}` ended exactly as under `{names[0]}` (same scores, ranks and length): "
+                      f"the bots never used what `{n}` changes, so these games cannot measure it."]
     if charts:
         lines += ["", "## Charts", ""] + [f"![{c[:-4]}]({c})" for c in charts]
     if run["failed"]:

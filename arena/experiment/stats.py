@@ -140,8 +140,22 @@ def compare(rows_by_rule_set: dict[str, list[dict]]) -> dict:
     names = list(rows_by_rule_set)
     summaries = {name: summarise(rows) for name, rows in rows_by_rule_set.items()}
     diffs: dict = {}
+    identical = []
     if names:
         base = rows_by_rule_set[names[0]]
         for name in names[1:]:
             diffs[name] = {m: paired(base, rows_by_rule_set[name], f) for m, f in PAIRED_METRICS.items()}
-    return {"rule_sets": names, "summaries": summaries, "paired": diffs}
+            if same_games(base, rows_by_rule_set[name]):
+                identical.append(name)
+    return {"rule_sets": names, "summaries": summaries, "paired": diffs, "identical": identical}
+
+
+def same_games(a: list[dict], b: list[dict]) -> bool:
+    """Whether two rule sets produced the same outcome in every game (same deal, same seats).
+
+    It happens when the bots never use what a rule set changes -- a bot that never plays
+    the master action cannot tell a game without it apart.
+    """
+    keep = lambda r: {k: v for k, v in r.items() if k.startswith("seat") or k in ("rounds", "adjudicated")}  # noqa: E731
+    keyed = {(r["group"], r["rotation"]): keep(r) for r in a}
+    return len(a) == len(b) > 0 and all(keyed.get((r["group"], r["rotation"])) == keep(r) for r in b)
