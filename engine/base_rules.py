@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 
 from . import codec
-from .actions import (ACTION, BLACK, FINISH, PASS, TAKE_PIECE, WHITE, Finish, Master, Pass, Place, TakePiece,
+from .actions import (ACTION, BLACK, FINISH, OVER, PASS, TAKE_PIECE, WHITE, Finish, Master, Pass, Place, TakePiece,
                       TakePuzzle, Upgrade)
 from .deal import check_deal
 from .errors import IllegalAction
@@ -43,6 +43,7 @@ def install(rs) -> None:
     rs.enumerate_master = master_actions
     rs.enumerate_finish = finish_actions
     rs.decision_options[FINISH] = lambda game: [Finish(())]
+    rs.decision_options[OVER] = lambda game: []
     o1 = [i for i, s in enumerate(rs.shapes) if s.level == 1]
     rs.level1_shape = o1[0] if o1 else -1
     rs.reward_shape = [rs.shape_index.get(p.reward, -1) for p in rs.puzzles]
@@ -229,6 +230,8 @@ def check_placement_set(rs, p, placements, one_per_puzzle: bool, rule: str) -> N
         pz = _find_puzzle(p, place.puzzle, rs)
         if one_per_puzzle and place.puzzle in filled:
             raise IllegalAction(rule, f"at most one piece per puzzle, {rs.puzzles[place.puzzle].id} is named twice")
+        if not isinstance(place.placement, int) or not 0 <= place.placement < len(g.placement_mask):
+            raise IllegalAction("R14", f"unknown placement {place.placement!r}")
         m = _check_placement(rs, p, pz, place.placement, used[g.placement_shape[place.placement]])
         prior = filled.get(place.puzzle, 0)
         if m & prior:

@@ -59,6 +59,7 @@ class CardSet:
     shapes: tuple[Shape, ...]
     puzzles: tuple[Puzzle, ...]
     reserve_per_shape: int
+    source: str = ""
 
 
 def _grid_cells(rows, where: str) -> list[tuple[int, int]]:
@@ -144,7 +145,7 @@ def parse_card_set(data, source: str) -> CardSet:
         for r, c in cells:
             mask |= 1 << (r * GRID + c)
         puzzles.append(Puzzle(pid, color, points, reward, mask, tuple(rows)))
-    return CardSet(name, tuple(shapes), tuple(puzzles), reserve)
+    return CardSet(name, tuple(shapes), tuple(puzzles), reserve, source)
 
 
 def check_rewards(sets: Iterable[CardSet]) -> None:
@@ -154,7 +155,7 @@ def check_rewards(sets: Iterable[CardSet]) -> None:
     for cs in sets:
         for p in cs.puzzles:
             if p.reward not in names and p.reward not in ("+1", "+2"):
-                raise CardDataError(f"{cs.name}.yaml: puzzle {p.id}: field 'reward' names unknown piece {p.reward!r}")
+                raise CardDataError(f"{cs.source or cs.name}: puzzle {p.id}: field 'reward' names unknown piece {p.reward!r}")
 
 
 def _connected(cells) -> bool:

@@ -59,7 +59,7 @@ def get_int(obj: dict, key: str, what: str) -> int:
 
 def get_color(obj: dict, what: str) -> int:
     v = obj.get("color")
-    if v not in _COLORS:
+    if not isinstance(v, str) or v not in _COLORS:
         raise IllegalAction("R14", f"{what} needs field 'color' to be \"white\" or \"black\", got {v!r}")
     return _COLORS[v]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable
 
-from .actions import ACTION, BLACK, FINISH, OVER, PHASE_NAMES, WHITE
+from .actions import ACTION, BLACK, FINISH, OVER, PHASE_NAMES, WHITE, well_typed
 from .errors import DealError, IllegalAction
 from .rules import RuleSpec, Ruleset, compile_rules
 
@@ -196,7 +196,15 @@ class Game:
                 raise IllegalAction("R6.3", "only the finishing touches are possible now")
             raise IllegalAction("R14", f"the game is waiting for a {PHASE_NAMES[self.phase]} decision, not a {PHASE_NAMES[phase]}")
         seat = self.seat
-        handler(self, action)
+        try:
+            handler(self, action)
+        except (TypeError, IndexError) as exc:
+            # Handlers validate before they mutate, so a compact action whose fields have
+            # the wrong types fails here with the state untouched. With well-typed fields
+            # the error is the engine's own and must surface.
+            if well_typed(action):
+                raise
+            raise IllegalAction("R14", f"malformed {type(action).__name__}: {exc}") from None
         self.history.append((seat, action))
 
     def forfeit(self, seat: int) -> None:

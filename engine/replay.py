@@ -66,8 +66,15 @@ def steps(record: dict) -> Iterator[tuple[int, dict, Game]]:
         game = Game.new(RuleSpec.from_json(record["rules"]), record["players"], record["seed"], record.get("deal"))
     except EngineError as exc:
         raise ReplayMismatch(f"cannot start the recorded game: {exc}") from None
-    for i, entry in enumerate(record["actions"]):
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise ReplayMismatch("field 'actions' must be a list of {\"seat\": ..., \"action\": ...} entries")
+    for i, entry in enumerate(actions):
+        if not isinstance(entry, dict):
+            raise ReplayMismatch(f"action {i} must be an object with 'seat' and 'action', got {json.dumps(entry)}")
         seat = entry.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.n:
+            raise ReplayMismatch(f"action {i} names seat {seat!r}, not a seat of this {game.n}-player game")
         if entry.get("forfeit"):
             game.forfeit(seat)
         else:

@@ -95,6 +95,10 @@ def _freeze(v):
         return ("__dict__", tuple(sorted((str(k), _freeze(x)) for k, x in v.items())))
     if isinstance(v, (list, tuple)):
         return ("__list__", tuple(_freeze(x) for x in v))
+    if isinstance(v, (bool, float)):
+        # True == 1 == 1.0 in Python: without a tag, a cached ruleset compiled for 1
+        # would be handed out for True, skipping validation.
+        return ("__" + type(v).__name__ + "__", v)
     return v
 
 
@@ -103,6 +107,8 @@ def _thaw(v):
         return {k: _thaw(x) for k, x in v[1]}
     if isinstance(v, tuple) and len(v) == 2 and v[0] == "__list__":
         return [_thaw(x) for x in v[1]]
+    if isinstance(v, tuple) and len(v) == 2 and v[0] in ("__bool__", "__float__"):
+        return v[1]
     return v
 
 
@@ -312,6 +318,12 @@ def compile_rules(spec: RuleSpec, players: int) -> Ruleset:
     raw.update(overrides)
     if isinstance(players, bool) or not isinstance(players, int):
         raise ParameterError(f"R1: the number of players must be a whole number, got {players!r}")
+    lo, hi = MIN_PLAYERS, MAX_PLAYERS
+    for plugin in plugins:
+        if plugin.players is not None:
+            lo, hi = plugin.players
+    if not lo <= players <= hi:
+        raise ParameterError(f"R1: rules {spec.label()} are for {lo}-{hi} players, not {players}")
     params = {name: specs[name].validate(value, players) for name, value in raw.items()}
     sets = [card_set("base")]
     for plugin in plugins:

@@ -30,7 +30,8 @@ class Variant:
     ``reserve_per_shape`` = 15); ``incompatible`` names variants it cannot be combined
     with; ``requires`` names variants it needs; variants are configured in order of
     ``priority`` (then as listed), so one that must see the others' changes (open scores
-    after revised) sets a higher priority.
+    after revised) sets a higher priority; ``players`` replaces the base game's 2-4 seats
+    (solo: ``(1, 1)``).
     """
 
     name: str
@@ -40,6 +41,7 @@ class Variant:
     incompatible: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
     priority: int = 0
+    players: tuple[int, int] | None = None
     plugin: Any = None
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.actions import ACTION, LEVEL_UP, LevelUp, Place
+from engine.actions import action, ACTION, LEVEL_UP, LevelUp, Place
 from engine.base_rules import _find_puzzle
 from engine.codec import check_fields, get_list, get_shape, parse_placements, placement_json
 from engine.errors import IllegalAction, ParameterError
@@ -41,6 +41,7 @@ GHOST_LEVEL = 5
 _CLIP = bytes(min(i, 5) for i in range(256))
 
 
+@action
 class Ghost(NamedTuple):
     """R11.4: return ghost ``give``, take the shapes ``take`` (sorted), place some at once."""
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.actions import ACTION, BLACK, REWARD, WHITE, Reward, TakePuzzle
+from engine.actions import action, ACTION, BLACK, REWARD, WHITE, Reward, TakePuzzle
 from engine.base_rules import apply_take_puzzle, check_take_room
 from engine.codec import check_fields, get_color
 from engine.errors import IllegalAction
@@ -35,12 +35,14 @@ NAME = "revised"
 _COLOR = ("white", "black")
 
 
+@action
 class Recycle(NamedTuple):
     """R9.1: recycle the ``color`` row."""
 
     color: int
 
 
+@action
 class TakeBlind(NamedTuple):
     """R9.2: take the top card of the ``color`` deck."""
 
@@ -85,6 +87,8 @@ def arena_rules_configure(variant, ruleset):
     previous_reward = rs.reward
     rs.reward = lambda game, player, card: reward_with_fallback(game, player, card, previous_reward)
     rs.score_penalties.append(unfinished_penalty)
+    rs.observe_hooks.append(observe)
+    rs.restore_hooks.append(restore)
     rs.scores_visible = False
     rs.recycle_actions = (Recycle(WHITE), Recycle(BLACK))
     rs.blind_actions = (TakeBlind(WHITE), TakeBlind(BLACK))
@@ -167,6 +171,18 @@ def generate(game, out) -> None:
             out.append(rs.blind_actions[WHITE])
         if game.decks[BLACK] and not (game.end_triggered and p.extra.get("black_after_end", 0) >= 1):
             out.append(rs.blind_actions[BLACK])
+
+
+def observe(game, seat: int, obs: dict) -> None:
+    """R9.4 is public: every seat sees who has taken a black puzzle since the trigger."""
+    for entry, p in zip(obs["seats"], game.players):
+        entry["black_after_end"] = p.extra.get("black_after_end", 0)
+
+
+def restore(game, obs: dict) -> None:
+    for entry, p in zip(obs["seats"], game.players):
+        if entry.get("black_after_end"):
+            p.extra["black_after_end"] = entry["black_after_end"]
 
 
 # ---------------------------------------------------------------- rewards

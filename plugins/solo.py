@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.actions import ACTION, TakePuzzle
+from engine.actions import action, ACTION, TakePuzzle
 from engine.base_rules import check_take_room
 from engine.codec import check_fields, get_int
 from engine.deal import check_deal
@@ -48,6 +48,7 @@ START_LOCKS = (1, 2, 1)
 DIFFICULTY = {"standard": 6, "challenging": 3, "unbeatable": 0}
 
 
+@action
 class GridTake(NamedTuple):
     """R12.2: take the puzzle in grid ``slot`` (0–8, row-major)."""
 
@@ -74,7 +75,7 @@ def arena_rules_variants(register):
                                                     "unbeatable 0 level-1 pieces (R12.1)", _difficulty),
                 ParamSpec("solo.white_cards", 15, "white puzzles in the solo deck (R12.1)", _whites)),
         overrides={"reserve_per_shape": 15, "black_deck_size": {1: 10}},
-        incompatible=("revised",)))
+        incompatible=("revised",), players=(1, 1)))
 
 
 @hookimpl
