@@ -15,7 +15,7 @@ from typing import List, Optional
 import typer
 
 from .cli import command, emit_json
-from .errors import UsageError
+from .errors import ArenaError, UsageError
 from .rulesopt import parse_rules
 
 _warned: set = set()
@@ -90,6 +90,8 @@ def play_cmd(
               "times": [{k: s[k] for k in ("moves", "wall_ms", "cpu_ms", "max_move_ms")} for s in out["seats"]]}
     if as_json:
         emit_json(result)
+        if out["replay_error"]:
+            raise ArenaError(out["replay_error"])
         return
     typer.echo(f"rules {spec.label()}, seed {seed}, {n} players, {res['rounds']} rounds"
                f"{' (adjudicated: max_rounds reached)' if res['adjudicated'] else ''}, sandbox {out['sandbox']['tier']}")
@@ -101,5 +103,7 @@ def play_cmd(
         for f in st["faults"]:
             where = "at start-up" if f["move"] is None else f"at move {f['move']}"
             typer.echo(f"      fault {f['verdict']} {where}: {f['detail']}")
-    if replay:
+    if replay and not out["replay_error"]:
         typer.echo(f"replay written to {replay}")
+    if out["replay_error"]:
+        raise ArenaError(out["replay_error"])

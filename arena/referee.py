@@ -24,7 +24,8 @@ that names an existing file is made absolute (bots run in a temporary directory)
 
 The answer: ``{"result": game.result(), "seats": [{"name", "faults": [{"verdict",
 "detail", "move"}], "moves", "wall_ms", "cpu_ms", "max_move_ms", ...}], "sandbox":
-{"tier", "protections", "unavailable"}, "replay_path", "duration_s", "rules", "seed"}``.
+{"tier", "protections", "unavailable"}, "replay_path", "replay_error", "duration_s", "rules",
+"seed"}`` (``replay_error`` is a sentence if the replay could not be written, else None).
 Bot misbehaviour never raises: it is a fault in the answer. A bad request raises an
 :class:`~arena.errors.ArenaError` subclass naming what is wrong.
 """
@@ -46,7 +47,7 @@ from engine.errors import EngineError
 from engine.events import events_since
 
 from .botproc import BotProcess
-from .errors import ArenaError, UsageError
+from .errors import UsageError
 from .protocol import hello_message, request_message
 from .sandbox import Limits, Sandbox
 from .timecontrol import Clock, TimeControl
@@ -111,6 +112,9 @@ def normalize(request: dict) -> dict:
     if not isinstance(seats, list) or not seats or not all(isinstance(s, dict) for s in seats):
         raise BadRequest("a game request needs 'seats': a list of {name, bot or cmd, options}")
     players = request.get("players") or len(seats)
+    for key, value in (("players", players), ("seed", request.get("seed") or 0)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadRequest(f"{key} must be a whole number, got {value!r}")
     if len(seats) != players:
         raise BadRequest(f"{len(seats)} seats for {players} players; give one seat per player")
     out = {
@@ -128,6 +132,8 @@ def normalize(request: dict) -> dict:
         "log_dir": request.get("log_dir"),
         "sandbox_options": dict(request.get("sandbox_options") or {}),
     }
+    if out["replay_path"] and not Path(out["replay_path"]).resolve().parent.is_dir():
+        raise BadRequest(f"cannot write the replay to {out['replay_path']}: its directory does not exist")
     if out["fault_policy"] not in FAULT_POLICIES:
         raise BadRequest(f"fault_policy must be one of {', '.join(FAULT_POLICIES)}, got {out['fault_policy']!r}")
     return out
@@ -174,6 +180,7 @@ def play_game(request: dict) -> dict:
         match.close_all()
     sandbox_record = sandbox.record()
     replay_path = req["replay_path"]
+    replay_error = None
     if replay_path:
         meta = {"seats": [s.name for s in seats], "bots": [s.name for s in seats], "move_times": match.move_times,
                 "faults": [s.faults for s in seats], "sandbox": sandbox_record, "time_control": tc.to_json(),
@@ -181,7 +188,9 @@ def play_game(request: dict) -> dict:
         try:
             Path(replay_path).write_text(json.dumps(make_replay(game, req["deal"], meta), indent=1) + "\n", encoding="utf-8")
         except OSError as exc:
-            raise ArenaError(f"cannot write the replay to {replay_path}: {exc.strerror}") from None
+            # The game is played: report the failure beside the result rather than lose it.
+            replay_error = f"cannot write the replay to {replay_path}: {exc.strerror}"
+            replay_path = None
     return {
         "result": game.result(),
         "seats": [{"name": s.name, "faults": s.faults, "moves": s.moves, "wall_ms": round(s.wall * 1000, 3),
@@ -189,6 +198,7 @@ def play_game(request: dict) -> dict:
                    "bot": s.ready, "discarded": s.discarded, "stderr_log": s.log, "pid": s.pid} for s in seats],
         "sandbox": sandbox_record,
         "replay_path": replay_path,
+        "replay_error": replay_error,
         "duration_s": round(time.perf_counter() - t_start, 3),
         "rules": spec.to_json(),
         "seed": req["seed"],

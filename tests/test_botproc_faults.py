@@ -212,6 +212,8 @@ def test_a_good_game_records_times_per_move_in_the_replay(tmp_path):
     ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "sandbox": "iron"}, "unknown sandbox tier"),
     ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "rules": {"variants": ["nosuch"]}}, "unknown variant"),
     ({"seats": []}, "needs 'seats'"),
+    ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "seed": "seven"}, "seed must be a whole number"),
+    ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "replay_path": "/nonexistent/dir/game.json"}, "directory does not exist"),
 ])
 def test_a_bad_request_raises_an_arena_error_naming_the_problem(request_, words):
     with pytest.raises(ArenaError, match=words):
