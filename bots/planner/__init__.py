@@ -56,10 +56,10 @@ _SOLVERS: dict = {}
 def solver_for(rules, deadline: float | None = None) -> PuzzleSolver:
     """One shared solver per set of shapes, warmed with every card's multisets while
     time allows (the rest are found when first needed)."""
-    key = rules.shapes
+    key = (rules.shapes, rules.upgrade_max_level)
     solver = _SOLVERS.get(key)
     if solver is None:
-        solver = _SOLVERS[key] = PuzzleSolver(rules.geometry, rules.shape_level)
+        solver = _SOLVERS[key] = PuzzleSolver(rules.geometry, rules.shape_level, rules.upgrade_max_level)
     if deadline is not None and getattr(solver, "warm", 0) < len(rules.recess):
         for i in range(getattr(solver, "warm", 0), len(rules.recess)):
             if time.perf_counter() > deadline:

@@ -29,13 +29,15 @@ from engine.actions import BLACK, FINISH, OVER
 class Weights:
     """Tunable constants of the evaluation (points)."""
 
-    action: float = 0.55      # what one action is worth
-    cell: float = 0.45        # a supply cell while the game is young
+    action: float = 0.7       # what one action is worth
+    cell: float = 0.35        # a supply cell while the game is young
     decay_turns: float = 5.0  # capital loses its value over the last turns
     unsure: float = 0.75      # trust in a plan that still has to buy pieces
     master: float = 0.5       # share of place actions the master action saves on parallel plans
     black_rate: float = 0.8   # prior black takes per round (2 seats), scaled by seats
     solo_rate: float = 2.2    # solo: cards dealt from the deck per round
+    tempo: float = 2.0        # points the best opponent makes per own turn left ...
+    tempo_turns: float = 3.0  # ... counted over the last few turns (when the end is near)
     samples: int = 6          # unseen cards averaged over to value a card first seen in search
 
 
@@ -106,6 +108,9 @@ def evaluate(game, ctx: Context) -> float:
     ef = w.cell * min(1.0, turns / w.decay_turns)
     value = sum(points[c] for c in p.completed) - p.finish_pieces * ctx.ft_cost
     value += _solo_term(game, ctx)
+    # the others (or the automaton) score in every turn the game lasts: without this the
+    # planner would never end a game it is winning
+    value -= w.tempo * min(turns, w.tempo_turns)
     puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
     hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
     if not hidden:

@@ -18,8 +18,6 @@ from .evaluate import evaluate
 
 _KNOWN = (TakePuzzle, TakePiece, Upgrade, Place, Master, Pass)
 _OTHER_LIMIT = 16
-import os
-_NO_OTHERS = bool(os.environ.get("NO_OTHERS"))
 
 
 class OutOfTime(Exception):
@@ -195,7 +193,7 @@ def candidates(game, ctx) -> list:
         else:
             others.append(a)
     wanted = set()
-    out.extend(others[:_OTHER_LIMIT] if not _NO_OTHERS else [])
+    out.extend(others[:_OTHER_LIMIT])
     plans = []  # per puzzle: placements worth making, biggest first
     for pz in p.unfinished:
         if pz.card in ctx.unseen:

@@ -24,9 +24,10 @@ _NODE_LIMIT = 1200
 class PuzzleSolver:
     """Memoised exact cover for one :class:`engine.geometry.Geometry`."""
 
-    def __init__(self, geometry, levels):
+    def __init__(self, geometry, levels, max_level: int = 4):
         self.g = geometry
         self.levels = list(levels)
+        self.max_level = max_level  # pieces above it come only as rewards (R11.2)
         # Shapes tried biggest first: a tiling with few pieces needs few place actions.
         self.order = sorted(range(len(levels)), key=lambda s: (-levels[s], s))
         self._complete: dict = {}
@@ -151,7 +152,9 @@ class PuzzleSolver:
                     if left[t] and levels[t] <= lv:
                         src = t
                         break
-                if src < 0:
+                if lv > self.max_level:
+                    cost = float("inf")  # cannot be bought, only won
+                elif src < 0:
                     cost += lv
                 else:
                     left[src] -= 1
