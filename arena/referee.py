@@ -178,6 +178,7 @@ def play_game(request: dict) -> dict:
         match.play()
     finally:
         match.close_all()
+        sandbox.cleanup()
     sandbox_record = sandbox.record()
     replay_path = req["replay_path"]
     replay_error = None

@@ -255,6 +255,11 @@ class Sandbox:
         launch.preexec_fn = _make_preexec(rlimits, procs, unshare, setuid)
         return launch
 
+    def cleanup(self) -> None:
+        """Clean up every launch (idempotent; bots' own close does it too)."""
+        for launch in self.launches:
+            launch.cleanup()
+
     def record(self) -> dict:
         """``{"tier", "protections", "unavailable"}``: what was in force for every bot of the game."""
         if not self.launches:

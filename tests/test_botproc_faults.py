@@ -22,7 +22,7 @@ SHORT = {"variants": [], "params": {"max_rounds": 3}}
 
 def game(cmd, **kw):
     request = {"seats": [{"name": "bad", "cmd": cmd}, {"name": "pass", "bot": "pass"}], "seed": 5, "rules": SHORT,
-               "time_control": {"move_ms": 400, "startup_ms": 10000}, "sandbox": "basic"}
+               "time_control": {"move_ms": 1000, "startup_ms": 10000}, "sandbox": "basic"}
     request.update(kw)
     out = play_game(request)
     for seat in out["seats"]:
@@ -52,9 +52,9 @@ def test_each_fault_has_its_verdict_and_forfeits_the_seat(mode, verdict, words):
 
 
 def test_a_bot_that_sleeps_at_start_up_times_out_in_the_handshake():
-    out = game(misbehaving("slow_start", "30"), time_control={"move_ms": 400, "startup_ms": 1500})
+    out = game(misbehaving("slow_start", "30"), time_control={"move_ms": 1000, "startup_ms": 3000})
     [fault] = out["seats"][0]["faults"]
-    assert fault["verdict"] == "timeout" and fault["move"] is None and "start-up limit of 1550 ms" in fault["detail"]
+    assert fault["verdict"] == "timeout" and fault["move"] is None and "start-up limit of 3050 ms" in fault["detail"]
     assert out["result"]["forfeited"] == [True, False]
 
 
@@ -69,9 +69,9 @@ def test_allocating_without_bound_is_a_memory_limit_under_strict(cgroups):
 
 
 @pytest.mark.parametrize("time_control, fewest, most", [
-    ({"move_ms": 1000, "game_ms": 500, "mode": "clock"}, 3, 4),
-    ({"move_ms": 1000, "game_ms": 500, "increment_ms": 100, "mode": "clock"}, 5, 11),
-    ({"move_ms": 100, "game_ms": 160, "mode": "bank"}, 3, 5),
+    ({"move_ms": 1000, "game_ms": 500, "mode": "clock"}, 2, 4),
+    ({"move_ms": 1000, "game_ms": 500, "increment_ms": 100, "mode": "clock"}, 3, 11),
+    ({"move_ms": 100, "game_ms": 160, "mode": "bank"}, 2, 5),
 ])
 def test_a_game_budget_runs_out_into_a_timeout(time_control, fewest, most):
     out = game(misbehaving("slow", "0.15"), time_control=dict(time_control, grace_ms=20),

@@ -60,7 +60,7 @@ def test_silence_is_a_timeout_at_the_deadline():
         start = time.perf_counter()
         with pytest.raises(BotTimeout):
             t.read_line(deadline(0.2))
-        assert 0.18 < time.perf_counter() - start < 1.0
+        assert 0.18 < time.perf_counter() - start < 2.0
     finally:
         t.close()
     assert_gone(t.pid)
