@@ -116,7 +116,7 @@ def test_a_dead_worker_gets_its_game_rescheduled_and_reported(tmp_path, monkeypa
     assert (tmp_path / "marker").exists()
     assert summary["worker_deaths"] == 1 and summary["stored"] == total_games(cfg)
     assert sorted(stored_keys(cfg)) == sorted(t.key for t in schedule(cfg))
-    assert any("worker process died" in line for line in seen)
+    assert any("worker process" in line and "died (exit code 9)" in line for line in seen)
     store = Store.open(cfg.output, create=False)
     assert victim.key in store.events("worker-died")[0]["detail"]
 

@@ -6,10 +6,13 @@ that turns a task into a picklable *payload*, and a ``stop()`` predicate; it yie
 exception the game function raised. Tasks are submitted lazily (at most two per worker
 in flight) so an sprt can stop as soon as it decides.
 
-The local executor is a :class:`concurrent.futures.ProcessPoolExecutor` on an explicit
-``fork`` context. If a worker process dies mid-game the pool breaks: every game in flight is
-rescheduled on a fresh pool (a game is retried at most ``MAX_ATTEMPTS`` times) and
-``on_death`` is told which games were lost.
+The local executor is a pool of worker processes started from an explicit ``fork`` context,
+each with its own pipe: the coordinator keeps two games queued per worker (so a worker
+never waits while the coordinator stores a result) and waits on all pipes and process
+sentinels at once, in one thread -- the cheapest bookkeeping per game. If a worker process
+dies mid-game, only that worker's games are rescheduled (each at most ``MAX_ATTEMPTS``
+times), a new worker takes its place, and ``on_death`` is told which games were lost and
+the worker's exit code.
 """
 
 from __future__ import annotations
@@ -20,8 +23,7 @@ import os
 import socket
 import time
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+import selectors
 from typing import Callable, Iterator
 
 from ..errors import ArenaError
@@ -60,17 +62,54 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-class LocalExecutor:
-    """A pool of ``concurrency`` forked worker processes on this machine."""
+def _worker_main(conn, initializer) -> None:
+    """A worker process: play the games that arrive on ``conn`` until told to stop."""
+    if initializer is not None:
+        initializer()
+    while True:
+        try:
+            payload = conn.recv()
+        except (EOFError, OSError):
+            return
+        if payload is None:
+            return
+        try:
+            conn.send(("ok", execute(payload)))
+        except ArenaError as exc:  # a bad request: the runner stops the tournament
+            conn.send(("bad-request", str(exc)))
+        except Exception as exc:  # the game function failed: reported, the run goes on
+            conn.send(("failed", _describe(exc)))
 
-    def __init__(self, concurrency: int, initializer: Callable | None = None):
+
+class _Worker:
+    def __init__(self, ctx, initializer):
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, initializer), daemon=True)
+        self.proc.start()
+        child.close()
+        self.tasks: deque = deque()
+
+    def stop(self, kill: bool) -> None:
+        try:
+            if kill:
+                self.proc.kill()
+            else:
+                self.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.proc.join(timeout=None if not kill else 5)
+        self.conn.close()
+
+
+class LocalExecutor:
+    """``concurrency`` forked worker processes on this machine."""
+
+    def __init__(self, concurrency: int, initializer: Callable | None = None, queued: int = 2):
         self.concurrency = max(1, int(concurrency))
         self.initializer = initializer
+        self.queued = queued
         self.ctx = multiprocessing.get_context("fork")
-        self.pool: ProcessPoolExecutor | None = None
-
-    def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.concurrency, mp_context=self.ctx, initializer=self.initializer)
+        self.workers: list[_Worker] = []
 
     def run(self, tasks: Iterator, payload: Callable, stop: Callable[[], bool],
             on_death: Callable[[list, str], None]) -> Iterator[tuple]:
@@ -78,67 +117,74 @@ class LocalExecutor:
         tasks = iter(tasks)
         retry: deque = deque()
         attempts: dict[str, int] = {}
-        inflight: dict = {}
-        self.pool = self._new_pool()
-        limit = 2 * self.concurrency + 2  # queued games keep workers busy while the coordinator stores
+        self.workers = [_Worker(self.ctx, self.initializer) for _ in range(self.concurrency)]
+        self.selector = selectors.DefaultSelector()
+        for w in self.workers:
+            self._watch(w)
+        finished = False
         try:
             while True:
-                while len(inflight) < limit and not stop():
-                    task = retry.popleft() if retry else next(tasks, None)
-                    if task is None:
-                        break
-                    try:
-                        inflight[self.pool.submit(execute, payload(task))] = task
-                    except BrokenProcessPool:
-                        retry.appendleft(task)
-                        break
-                if not inflight:
-                    if stop() or not retry:
-                        if not stop():
-                            self.pool.shutdown(wait=True)  # idle workers: reap them (their CPU time counts)
-                        return
-                    self._replace_pool()
-                    continue
-                done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-                broken = []
-                for fut in done:
-                    task = inflight.pop(fut)
-                    try:
-                        yield task, fut.result()
-                    except BrokenProcessPool:
-                        broken.append(task)
-                    except ArenaError as exc:  # a bad request: the runner stops
-                        yield task, exc
-                    except Exception as exc:  # the game function failed: report it, go on
-                        yield task, GameFailed(_describe(exc))
-                if broken:
-                    broken += list(inflight.values())
-                    inflight.clear()
-                    codes = self._exit_codes()
-                    lost = []
-                    for task in broken:
-                        attempts[task.key] = attempts.get(task.key, 0) + 1
-                        if attempts[task.key] >= MAX_ATTEMPTS:
-                            yield task, WorkerLost(f"lost with its worker {attempts[task.key]} times")
-                        else:
-                            lost.append(task)
-                    retry.extendleft(reversed(lost))
-                    on_death([t.key for t in broken], f"a worker process died (exit codes {codes}); "
-                             f"{len(lost)} game(s) rescheduled")
-                    self._replace_pool()
+                for w in self.workers:
+                    while len(w.tasks) < self.queued and not stop():
+                        task = retry.popleft() if retry else next(tasks, None)
+                        if task is None:
+                            break
+                        w.conn.send(payload(task))
+                        w.tasks.append(task)
+                busy = [w for w in self.workers if w.tasks]
+                if not busy:
+                    finished = not stop()
+                    return
+                ready = {(key.data, key.fileobj) for key, _ in self.selector.select()}
+                for w in list(self.workers):
+                    dead = (w, w.proc.sentinel) in ready
+                    if (w, w.conn) in ready or dead:
+                        try:
+                            while w.tasks and w.conn.poll():
+                                kind, value = w.conn.recv()
+                                task = w.tasks.popleft()
+                                if kind == "ok":
+                                    yield task, value
+                                elif kind == "bad-request":
+                                    yield task, ArenaError(value)
+                                else:
+                                    yield task, GameFailed(value)
+                        except (EOFError, OSError):
+                            dead = True
+                    if dead:
+                        yield from self._replace(w, attempts, retry, on_death)
         finally:
-            self.shutdown()
+            self.selector.close()
+            for w in self.workers:
+                w.stop(kill=not finished)
+            self.workers = []
 
-    def _exit_codes(self) -> list:
-        procs = getattr(self.pool, "_processes", None) or {}
-        return sorted({p.exitcode for p in procs.values() if p.exitcode not in (None, 0)}, key=str)
+    def _watch(self, w: _Worker) -> None:
+        self.selector.register(w.conn, selectors.EVENT_READ, w)
+        self.selector.register(w.proc.sentinel, selectors.EVENT_READ, w)
 
-    def _replace_pool(self) -> None:
-        self.shutdown()
-        self.pool = self._new_pool()
+    def _replace(self, w: _Worker, attempts: dict, retry: deque, on_death) -> Iterator[tuple]:
+        w.proc.join(timeout=5)
+        lost = list(w.tasks)
+        again = []
+        for task in lost:
+            attempts[task.key] = attempts.get(task.key, 0) + 1
+            if attempts[task.key] >= MAX_ATTEMPTS:
+                yield task, WorkerLost(f"lost with its worker {attempts[task.key]} times")
+            else:
+                again.append(task)
+        retry.extendleft(reversed(again))
+        self.selector.unregister(w.conn)
+        self.selector.unregister(w.proc.sentinel)
+        new = _Worker(self.ctx, self.initializer)
+        self.workers[self.workers.index(w)] = new
+        self._watch(new)
+        w.conn.close()
+        on_death([t.key for t in lost], f"worker process {w.proc.pid} died (exit code {w.proc.exitcode}) "
+                                        f"during {len(lost)} queued game(s); {len(again)} rescheduled")
 
     def shutdown(self) -> None:
-        """Stop the pool; games not started are dropped, workers are not waited for."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = None
+        """Kill the workers (games in flight are dropped)."""
+        for w in self.workers:
+            w.stop(kill=True)
+        self.workers = []
