@@ -149,6 +149,8 @@ class LocalExecutor:
                                     yield task, ArenaError(value)
                                 else:
                                     yield task, GameFailed(value)
+                                if stop():  # decided: the games still in flight are dropped
+                                    return
                         except (EOFError, OSError):
                             dead = True
                     if dead:
