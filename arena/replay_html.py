@@ -69,17 +69,37 @@ def describe(entry: dict) -> str:
     return f"seat {seat} {kind} {json.dumps(rest) if rest else ''}".rstrip()
 
 
+#: Keys of an observation the page lays out itself; anything else a variant adds is shown as is.
+_SHOWN = {"seat", "players", "rules", "round", "phase", "to_move", "actions_left", "master_used", "end_triggered",
+          "final_round", "reserve", "rows", "decks", "seats", "decision"}
+
+
 def snapshot(game) -> dict:
-    """What the table shows now: the public state, and each seat's full view of itself."""
+    """What the table shows now: the public state, and each seat's full view of itself.
+
+    What a variant adds to the observation (the solo grid and automaton, for instance)
+    is kept under ``extra``.
+    """
     views = [observation(game, s) for s in range(game.n)]
     top = views[0]
     snap = {k: top[k] for k in ("round", "phase", "to_move", "actions_left", "end_triggered", "final_round",
                                 "reserve", "rows", "decks") if k in top}
     snap["seats"] = [views[s]["seats"][s] for s in range(game.n)]
-    for key in ("grid", "automaton", "locks"):
-        if key in top:
-            snap[key] = top[key]
+    extra = {k: v for k, v in top.items() if k not in _SHOWN}
+    if extra:
+        snap["extra"] = extra
     return snap
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 def viewer_data(record: dict) -> dict:
@@ -122,6 +142,7 @@ def viewer_data(record: dict) -> dict:
     used = {pid for s in snaps for row in s["rows"].values() for pid in row if pid}
     used |= {u["puzzle"] for s in snaps for seat in s["seats"] for u in seat["unfinished"]}
     used |= {c for s in snaps for seat in s["seats"] for c in seat.get("completed", [])}
+    used |= {x for s in snaps for x in _strings(s.get("extra", {})) if x in rules.puzzle_index}
     cards = {}
     for p in rules.puzzles:
         if p.id in used:

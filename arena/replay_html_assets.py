@@ -58,6 +58,8 @@ aside { width: 340px; flex: none; }
 #log li.seat3 { color: #8a3f8a; }
 aside h2 { font-size: 14px; margin: 8px 0 4px; }
 .reserve { font-size: 12px; color: #555; }
+.solo-grid { display: grid; grid-template-columns: repeat(3, 104px); gap: 6px; }
+.row.extra code { font-size: 12px; white-space: pre-wrap; }
 """
 
 JS = r"""
@@ -211,12 +213,13 @@ JS = r"""
     var rows = document.getElementById("rows");
     rows.textContent = "";
     ["white", "black"].forEach(function (colour) {
-      if (!s.rows || !(colour in s.rows)) return;
+      if (!s.rows || !(colour in s.rows) || !s.rows[colour].length) return;
       var r = el("div", {cls: "row", "data-row": colour},
         [el("div", {cls: "row-label", text: colour + " (" + s.decks[colour] + " in deck)"})]);
       s.rows[colour].forEach(function (id) { r.appendChild(card(id, [])); });
       rows.appendChild(r);
     });
+    renderExtra(s.extra || {});
     var players = document.getElementById("players");
     players.textContent = "";
     s.seats.forEach(function (p, i) {
@@ -243,6 +246,33 @@ JS = r"""
     var items = log.children;
     for (var i = 0; i < items.length; i++) items[i].className = "seat" + D.actions[i].seat + (i === step - 1 ? " current" : "");
     if (step > 0 && items[step - 1] && items[step - 1].scrollIntoView) items[step - 1].scrollIntoView({block: "nearest"});
+  }
+
+  // What a variant adds to the table: the solo grid and automaton get a layout, anything
+  // else is listed as data so no variant's state is hidden.
+  function renderExtra(extra) {
+    var rows = document.getElementById("rows");
+    Object.keys(extra).forEach(function (key) {
+      var v = extra[key];
+      if (key === "solo" && v && v.grid) {
+        var grid = el("div", {cls: "row", "data-row": "solo-grid"}, [el("div", {cls: "row-label",
+          text: "grid (locks " + (v.locks || []).join(" · ") + ")"})]);
+        var box = el("div", {cls: "solo-grid"});
+        v.grid.forEach(function (id) { box.appendChild(card(id, [])); });
+        grid.appendChild(box);
+        rows.appendChild(grid);
+        var auto = el("div", {cls: "row", "data-row": "automaton"}, [el("div", {cls: "row-label",
+          text: "automaton: score " + v.automaton_score + ", supply " + v.automaton_supply})]);
+        (v.automaton_pile || []).forEach(function (id) {
+          var c = D.cards[id] || {color: "white", points: "?"};
+          auto.appendChild(el("span", {cls: "done " + c.color, "data-card": id, text: id + " " + c.points + "p"}));
+        });
+        rows.appendChild(auto);
+        return;
+      }
+      rows.appendChild(el("div", {cls: "row extra", "data-row": key}, [el("div", {cls: "row-label", text: key}),
+        el("code", {text: JSON.stringify(v)})]));
+    });
   }
 
   function go(n, keepHash) {

@@ -142,6 +142,21 @@ def test_chromium_screenshot_is_drawn(chromium, page, tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
 
+def test_what_a_variant_adds_is_shown_too(chromium, tmp_path):
+    """Solo (R12): the grid, the locks and the automaton's pile and score come from the observation."""
+    record = play_replay(seed=3, variants=("solo",), bots=("greedy",))
+    data = viewer_data(record)
+    solo = data["steps"][-1]["extra"]["solo"]
+    assert set(solo["automaton_pile"]) <= set(data["cards"])
+    assert {c for c in solo["grid"] if c} <= set(data["cards"])
+    path = tmp_path / "solo.html"
+    path.write_text(render_html(record))
+    dom = browse(chromium, f"{path.as_uri()}#step={len(record['actions'])}", "--dump-dom")
+    assert f"automaton: score {solo['automaton_score']}" in dom
+    assert 'data-row="solo-grid"' in dom and 'data-row="white"' not in dom
+    assert scores_shown(dom) == [str(record["result"]["scores"][0])]
+
+
 def test_html_of_a_bad_replay_is_a_sentence(tmp_path, record):
     bad = dict(record, actions=record["actions"][:5] + [{"seat": 0, "action": {"type": "take_piece"}}] * 40)
     path = tmp_path / "bad.json"

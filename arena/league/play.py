@@ -96,9 +96,9 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                 continue
             if league.record_game(task, reply["outcome"], modes[task.group]):
                 summary["played"] += 1
-                state["stored"] = league.games() if summary["played"] % 50 == 0 else state["stored"] + [
-                    {"group": task.group, "seats": [{"bot": n, "rank": r} for n, r in
-                                                    zip(task.bots, reply["outcome"]["result"]["ranking"])]}]
+                ranks = reply["outcome"]["result"]["ranking"]
+                state["stored"].append({"group": task.group,
+                                        "seats": [{"bot": n, "rank": r} for n, r in zip(task.bots, ranks)]})
     except KeyboardInterrupt:
         raise ArenaError(f"interrupted: {summary['played']} games were stored in {league.path}") from None
     summary["elapsed_s"] = time.perf_counter() - t0
