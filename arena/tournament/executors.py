@@ -129,8 +129,11 @@ class LocalExecutor:
                         task = retry.popleft() if retry else next(tasks, None)
                         if task is None:
                             break
-                        w.conn.send(payload(task))
                         w.tasks.append(task)
+                        try:
+                            w.conn.send(payload(task))
+                        except OSError:  # the worker is gone: its sentinel reports it below
+                            break
                 busy = [w for w in self.workers if w.tasks]
                 if not busy:
                     finished = not stop()
