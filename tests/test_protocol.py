@@ -175,3 +175,26 @@ def test_schema_rejects_a_reply_without_id():
     assert validate({"id": 1, "action": {"type": "pass"}}, "reply") == []
     assert validate({"type": "game_over", "id": 9, "result": {"scores": [1], "ranking": [1]}, "events": []}, "game_over") == []
     assert validate({"type": "quit", "id": 9}, "quit") == []
+
+
+def test_every_message_the_referee_sends_in_a_real_game_matches_the_schema(monkeypatch):
+    import arena.protocol as protocol
+    from arena.referee import play_game
+
+    sent = []
+    original = protocol.encode
+
+    def spy(message):
+        sent.append(json.loads(json.dumps(message)))
+        return original(message)
+
+    monkeypatch.setattr(protocol, "encode", spy)
+    play_game({"seats": [{"bot": "random"}, {"bot": "pass"}], "seed": 2, "sandbox": "none",
+               "rules": {"variants": [], "params": {"max_rounds": 2}}})
+    kinds = {"hello": "hello", "action": "request", "reward": "request", "level_up": "request", "finish": "request",
+             "game_over": "game_over", "quit": "quit"}
+    assert {m["type"] for m in sent} >= {"hello", "action", "finish", "game_over", "quit"}
+    for m in sent:
+        assert validate(m, kinds[m["type"]]) == [], m["type"]
+    hellos = [m for m in sent if m["type"] == "hello"]
+    assert sorted(h["seat"] for h in hellos) == [0, 1] and all(h["id"] == 1 for h in hellos)
