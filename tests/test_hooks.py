@@ -85,12 +85,14 @@ class HouseRule:
 
     @hookimpl
     def arena_rules_variants(self, register):
+        """Declare ``discard`` and its parameter ``discard.penalty``."""
         self.calls.append("arena_rules_variants")
         register(Variant("discard", "house rule: discard an empty unfinished puzzle for one action",
                          params=(ParamSpec("discard.penalty", 1, "points lost per discard", _penalty),)))
 
     @hookimpl
     def arena_rules_card_sets(self, variant, ruleset_params):
+        """No extra cards: the base pool is used."""
         if variant == "discard":
             self.calls.append("arena_rules_card_sets")
             return []
@@ -98,6 +100,7 @@ class HouseRule:
 
     @hookimpl
     def arena_rules_configure(self, variant, ruleset):
+        """Install the action, its JSON, its listing, the penalty and the observation."""
         if variant != "discard":
             return
         self.calls.append("arena_rules_configure")
