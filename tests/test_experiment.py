@@ -174,3 +174,35 @@ def test_report_shows_completed_puzzles_by_colour(tmp_path):
     assert s["completed_white"]["mean"] + s["completed_black"]["mean"] > 0
     for r in run["rows"]:
         assert r["seat0_white"] + r["seat0_black"] >= 0
+
+
+def test_faults_of_bot_processes_are_counted(tmp_path):
+    """With bot processes (executor: local) a crashing bot is a fault and a forfeited seat."""
+    import sys
+
+    misbehave = ROOT / "tests" / "bots" / "misbehave.py"
+    path = write(tmp_path, f"""
+    name: faulty
+    seats: 2
+    bots:
+      - greedy
+      - {{name: crasher, cmd: [{sys.executable}, {misbehave}, crash]}}
+    games: 2
+    executor: local
+    sandbox: none
+    replays: true
+    output: {tmp_path / 'out'}
+    rule_sets:
+      - name: revised
+        variants: [revised]
+    """)
+    cfg = load_experiment(path)
+    run = run_experiment(cfg, progress=False)
+    assert not run["failed"] and len(run["rows"]) == 2
+    comp = write_report(cfg, run, charts=False)
+    s = comp["summaries"]["revised"]
+    assert s["faults"] == 2 and s["forfeits"] == 2
+    assert s["games_with_faults"]["rate"] == 1.0
+    assert s["bots"]["greedy"]["win"]["rate"] == 1.0
+    assert all(Path(r["replay"]).is_file() for r in run["rows"])
+    assert "| faults (games with any) | 2 (100.0%" in (tmp_path / "out" / "report.md").read_text()

@@ -95,8 +95,8 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None) -> d
             jobs.append((i, tcfg, task))
     index = {task.key: (i, tcfg) for i, tcfg, task in jobs}
     if keep or play != "inprocess":
-        for i in range(len(cfg.rule_sets)):
-            (output / cfg.rule_sets[i].name).mkdir(parents=True, exist_ok=True)
+        for rs in cfg.rule_sets:
+            (output / rs.name / ("replays" if keep else "")).mkdir(parents=True, exist_ok=True)
     rows: dict[str, dict] = {}
     failed: list[str] = []
     executor = LocalExecutor(cfg.base.concurrency)
@@ -118,6 +118,7 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None) -> d
             i, _ = index[task.key]
             if isinstance(reply, Exception):
                 failed.append(f"{task.key}: {reply}")
+                (echo or print)(f"arena: game {task.key} was not played ({reply})")
             else:
                 rows[task.key] = game_row(cfg.rule_sets[i].name, task, reply["outcome"])
             bar.update(1)
