@@ -119,9 +119,9 @@ class BotProcess:
             self.dead = True
             if self.launch.memory_exceeded():
                 return BotMemoryLimit(f"went over the memory cap and was killed ({exc.detail})")
-        elif isinstance(exc, BotTimeout) and self.launch.memory_exceeded():
+        elif isinstance(exc, BotTimeout) and self.launch.memory_pressed():
             self.dead = True
-            return BotMemoryLimit("went over the memory cap and was killed")
+            return BotMemoryLimit(f"reached the memory cap and stopped answering ({exc.detail})")
         return exc
 
     def close(self, quit_first: bool = True) -> int | None:

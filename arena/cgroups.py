@@ -120,6 +120,22 @@ class Cgroup:
                         return True
         return False
 
+    def hit_limit(self) -> bool:
+        """True if the memory usage ever reached the cap (the kernel had to reclaim or refuse)."""
+        for d in self.dirs:
+            try:
+                if (d / "memory.failcnt").exists():
+                    if int((d / "memory.failcnt").read_text()) > 0:
+                        return True
+                elif (d / "memory.events").exists():
+                    for line in (d / "memory.events").read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key in ("max", "oom") and value.strip() not in ("", "0"):
+                            return True
+            except (OSError, ValueError):
+                continue
+        return False
+
     def kill_all(self) -> None:
         """SIGKILL every process in the cgroup, then remove it."""
         for d in self.dirs:

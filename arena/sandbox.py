@@ -154,6 +154,10 @@ class Launch:
         """True if the bot was killed for going over its memory cap."""
         return self._exceeded or (self.cgroup is not None and self.cgroup.memory and self.cgroup.oom_killed())
 
+    def memory_pressed(self) -> bool:
+        """True if the bot ever reached its memory cap (a timeout then is the cap's doing)."""
+        return self.memory_exceeded() or (self.cgroup is not None and self.cgroup.memory and self.cgroup.hit_limit())
+
     def kill_extra(self) -> None:
         """Kill what the process group kill cannot reach (the cgroup's processes)."""
         self._stop.set()

@@ -62,7 +62,8 @@ def test_a_bot_that_sleeps_at_start_up_times_out_in_the_handshake():
 def test_allocating_without_bound_is_a_memory_limit_under_strict(cgroups):
     if cgroups and not cgroup_layout()[0]:
         pytest.skip("no writable cgroup hierarchy on this machine")
-    out = game(misbehaving("alloc"), sandbox="strict", sandbox_options={"memory_mb": 200, "cgroups": cgroups})
+    out = game(misbehaving("alloc"), sandbox="strict", sandbox_options={"memory_mb": 200, "cgroups": cgroups},
+               time_control={"move_ms": 5000})
     [fault] = out["seats"][0]["faults"]
     assert fault["verdict"] == "memory_limit", fault
     assert ("cgroup_memory" if cgroups else "rss_polling") in out["sandbox"]["protections"]
