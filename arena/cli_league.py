@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from .cli import app, command, emit_json, guarded
-from .errors import UsageError
+from .errors import ArenaError, UsageError
 from .rulesopt import parse_rules
 
 league_app = typer.Typer(help="Long-lived Elo ladders in one SQLite file: new, add, play, table, retire.",
@@ -103,6 +103,8 @@ def league_play_cmd(
     with League.open(file) as league:
         summary = play_league(league, games, concurrency, "bots" if processes else "auto",
                               echo=lambda t: typer.echo(t, err=True))
+        if summary["failed"] and not summary["played"]:
+            raise ArenaError(f"no game could be played ({summary['failed'][0]}); nothing was stored")
         typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s"
                    + (f"; {len(summary['failed'])} not played" if summary["failed"] else ""))
         if not quiet:

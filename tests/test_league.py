@@ -188,3 +188,19 @@ def test_a_command_line_bot_plays_through_the_referee(tmp_path):
     with League.open(path) as league:
         assert league.conn.execute("SELECT DISTINCT play FROM games").fetchall() == [("bots",)]
         assert all(x["faults"] == 0 for g in league.games() for x in g["seats"])
+
+
+def test_games_that_cannot_be_played_are_reported_and_not_stored(tmp_path):
+    bot = tmp_path / "bot.sh"
+    bot.write_text("#!/bin/sh\nexit 1\n")
+    bot.chmod(0o755)
+    path = tmp_path / "l.db"
+    arena("league", "new", path)
+    arena("league", "add", path, "a", "--bot", "greedy")
+    assert arena("league", "add", path, "b", "--cmd", bot).exit_code == 0
+    bot.unlink()  # the program is gone by the time the league plays
+    result = arena("league", "play", path, "--games", 2)
+    assert result.exit_code == 1
+    assert "no game could be played" in result.output and "not an executable file" in result.output
+    with League.open(path) as league:
+        assert league.games() == []
