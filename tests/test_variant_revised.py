@@ -1,5 +1,5 @@
-"""R9 variant ``revised`` (and R10 ``open-scores`` on top of it): recycle, blind takes,
-reward fallback, one black puzzle after the end, the unfinished penalty, hidden scores."""
+"""R9 variant ``revised``: recycle, blind takes, reward fallback, one black puzzle after the
+end, the unfinished penalty, hidden piles (their visibility is in ``test_variant_open_scores.py``)."""
 
 from __future__ import annotations
 
@@ -250,32 +250,7 @@ def test_R9_5_a_puzzle_completed_in_the_finishing_touches_costs_nothing():
     assert game.result()["scores"] == [1 - 1, 0]
 
 
-# ---------------------------------------------------------------- R9.6 / R10 visibility
-def _one_completed(variants):
-    game = new(variants, 2, white=SMALL_WHITES, black=FIVE_BLACKS)
-    _complete_w09(game)
-    return game
-
-
-@pytest.mark.parametrize("variants, hidden", [
-    ((), False),
-    (("revised",), True),
-    (("open-scores",), False),
-    (("revised", "open-scores"), False),
-    (("open-scores", "revised"), False),
-])
-def test_R9_6_R10_others_completed_piles_and_scores(variants, hidden):
-    game = _one_completed(variants)
-    mine = observation(game, 0)["seats"][0]
-    theirs = observation(game, 1)["seats"][0]
-    assert mine["completed"] == ["W09"] and mine["score"] == 1
-    assert theirs["completed_count"] == 1
-    if hidden:
-        assert "completed" not in theirs and "score" not in theirs
-    else:
-        assert theirs["completed"] == ["W09"] and theirs["score"] == 1
-
-
+# ---------------------------------------------------------------- R9.6 hidden piles (R10: test_variant_open_scores.py)
 def test_R9_6_the_other_seats_pieces_and_unfinished_puzzles_stay_visible():
     game = revised()
     give_pieces(game, 0, {"L3": 1})
