@@ -95,6 +95,7 @@ def standings_cmd(
 @guarded
 def bench_tournament_cmd(
     groups: int = typer.Option(12, "--groups", min=1, help="Seat-rotated groups per pairing."),
+    repeat: int = typer.Option(3, "--repeat", min=1, help="Runs per concurrency; the fastest counts."),
     play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
@@ -103,12 +104,13 @@ def bench_tournament_cmd(
 
     if play not in ("inprocess", "bots"):
         raise UsageError(f"--play {play!r}: give inprocess or bots")
-    result = bench_tournament(rounds=groups, play=play)
+    result = bench_tournament(rounds=groups, play=play, repeat=repeat)
     if as_json:
         emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
                                           "cpu_overhead_1", "cpu_overhead_2", "games")})
         return
-    typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play")
+    typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
+               f"best of {result['repeat']} runs")
     for n in (1, 2):
         cpu = result[f"cpu_overhead_{n}"]
         typer.echo(f"  concurrency {n}: {result[f'games_per_s_{n}']:.1f} games/s, runner overhead "

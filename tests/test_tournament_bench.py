@@ -10,7 +10,7 @@ from arena.cli import app
 
 
 def test_bench_tournament_json_has_the_figures():
-    result = CliRunner().invoke(app, ["bench", "tournament", "--groups", "1", "--json"])
+    result = CliRunner().invoke(app, ["bench", "tournament", "--groups", "1", "--repeat", "1", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
     assert figures["games"] == 6
