@@ -294,6 +294,7 @@ JS = r"""
   document.getElementById("last").addEventListener("click", function () { go(LAST); });
   slider.addEventListener("input", function () { go(parseInt(slider.value, 10)); });
   document.addEventListener("keydown", function (e) {
+    if (e.target === slider) return;  // the slider steps by itself; handling the key too would skip one
     if (e.key === "ArrowRight") go(step + 1);
     else if (e.key === "ArrowLeft") go(step - 1);
     else if (e.key === "Home") go(0);

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import random
 import re
+import select
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -59,6 +63,81 @@ def browse(chromium: str, url: str, *extra: str) -> str:
         proc = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000",
                                *extra, url], capture_output=True, text=True, timeout=120)
     return proc.stdout
+
+
+class DevTools:
+    """Chromium driven through the DevTools protocol over ``--remote-debugging-pipe`` (fds 3 and 4)."""
+
+    def __init__(self, exe: str, profile: str):
+        to_chrome_r, self.to_chrome = os.pipe()
+        self.from_chrome, from_chrome_w = os.pipe()
+
+        def child():  # move the pipe ends to fds 3 (commands in) and 4 (replies out)
+            a = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
+            b = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.proc = subprocess.Popen([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe",
+                                      "about:blank"], preexec_fn=child, close_fds=False,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self.buf = b""
+        self.n = 0
+        self.session = None
+
+    def call(self, method: str, params: dict | None = None, browser: bool = False, timeout: float = 30):
+        self.n += 1
+        msg = {"id": self.n, "method": method, "params": params or {}}
+        if self.session and not browser:
+            msg["sessionId"] = self.session
+        os.write(self.to_chrome, json.dumps(msg).encode() + b"\0")
+        end = time.monotonic() + timeout
+        while True:
+            while b"\0" in self.buf:
+                raw, self.buf = self.buf.split(b"\0", 1)
+                reply = json.loads(raw)
+                if reply.get("id") == self.n:
+                    assert "error" not in reply, reply["error"]
+                    return reply["result"]
+            ready, _, _ = select.select([self.from_chrome], [], [], max(0.0, end - time.monotonic()))
+            assert ready, f"no answer from chromium to {method}"
+            chunk = os.read(self.from_chrome, 1 << 16)
+            assert chunk, "chromium closed the pipe"
+            self.buf += chunk
+
+    def open(self, url: str) -> None:
+        target = self.call("Target.createTarget", {"url": url}, browser=True)["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 browser=True)["sessionId"]
+        for _ in range(100):
+            if self.js("!!document.getElementById('step-label') && document.getElementById('step-label').textContent"):
+                return
+            time.sleep(0.05)
+        raise AssertionError("the viewer did not start")
+
+    def js(self, expression: str):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def key(self, key: str, code: int) -> None:
+        for kind in ("rawKeyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
+                                                 "windowsVirtualKeyCode": code})
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", browser=True, timeout=5)
+        except AssertionError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.close(self.to_chrome)
+        os.close(self.from_chrome)
 
 
 def text_of(dom: str, elem_id: str) -> str:
@@ -118,6 +197,48 @@ def test_chromium_shows_the_table_at_each_step(chromium, page, record):
         pieces_on_puzzles = sum(len(p["cells"]) for s in snap["seats"] for u in s["unfinished"] for p in u["pieces"])
         assert dom.count('class="cell piece"') == pieces_on_puzzles
         assert len(re.findall(r'class="player[ "]', dom)) == len(snap["seats"])
+
+
+def test_stepping_with_buttons_keys_slider_and_the_action_list(chromium, page, record, tmp_path):
+    data = viewer_data(record)
+    last = len(data["steps"]) - 1
+    browser = DevTools(chromium, str(tmp_path / "profile"))
+    try:
+        browser.open(page.as_uri())
+        shown = lambda: int(browser.js("document.body.dataset.step"))  # noqa: E731
+        label = lambda: browser.js("document.getElementById('step-label').textContent")  # noqa: E731
+        assert shown() == 0 and label() == f"step 0 / {last}"
+        for _ in range(3):
+            browser.js("document.getElementById('next').click()")
+        assert shown() == 3 and browser.js("location.hash") == "#step=3"
+        assert browser.js("document.getElementById('action-text').textContent") == data["actions"][2]["text"]
+        browser.js("document.getElementById('prev').click()")
+        assert shown() == 2
+        browser.key("ArrowRight", 39)
+        browser.key("ArrowRight", 39)
+        assert shown() == 4
+        browser.key("ArrowLeft", 37)
+        assert shown() == 3
+        browser.key("End", 35)
+        assert shown() == last and label() == f"step {last} / {last}"
+        browser.js("document.getElementById('next').click()")  # past the end: stays
+        assert shown() == last
+        browser.js("document.getElementById('first').click()")
+        assert shown() == 0
+        browser.js("var s = document.getElementById('slider'); s.value = 20; s.dispatchEvent(new Event('input'))")
+        assert shown() == 20
+        scores = browser.js("Array.from(document.querySelectorAll('.player .score')).map(e => e.textContent)")
+        assert scores == [f"score {s['score']}" for s in data["steps"][20]["seats"]]
+        browser.js("document.getElementById('slider').focus()")
+        browser.key("ArrowRight", 39)  # the focused slider moves one step, not two
+        assert shown() == 21
+        browser.js("document.querySelector('#log li[data-step=\"10\"]').click()")
+        assert shown() == 10 and browser.js("document.querySelector('#log li.current').dataset.step") == "10"
+        browser.js("location.hash = '#step=7'")
+        time.sleep(0.2)
+        assert shown() == 7
+    finally:
+        browser.close()
 
 
 def test_chromium_shows_times_and_faults(chromium, page):
