@@ -4,8 +4,10 @@ Top of the three layers. :class:`BotProcess` starts a command under a sandbox
 :class:`~arena.sandbox.Launch`, does the handshake under the start-up limit, asks for
 actions and decisions under each move's limit, and measures every move: wall time from
 the request's flush to the reply's newline, and CPU time of the bot (its process and
-reaped children, read from ``/proc/<pid>/stat`` after each reply; a move is charged the CPU
-time since the previous reply; clock-tick resolution).
+reaped children, from ``/proc/<pid>/stat``, clock-tick resolution), read after every move
+that lasted at least one tick and at the end of the game; a move is charged the CPU time
+since the previous read, so per-seat totals are exact and per-move figures are
+tick-accurate.
 Every misbehaviour surfaces as a :class:`~arena.transport.BotFault` subclass whose
 ``verdict`` is recorded; a crash caused by the memory cap becomes ``memory_limit``.
 """
@@ -14,7 +16,9 @@ from __future__ import annotations
 
 from .protocol import Protocol, Ready, check_ready
 from .sandbox import Launch
-from .transport import BotCrashed, BotFault, BotMemoryLimit, BotTimeout, LineTransport, State
+from .transport import CLK_TCK, BotCrashed, BotFault, BotMemoryLimit, BotTimeout, LineTransport, State
+
+TICK = 1.0 / CLK_TCK
 
 
 class BotProcess:
@@ -32,6 +36,7 @@ class BotProcess:
         self._handshake = (0, 0.0)
         self._startup_s = 0.0
         self._cpu_mark = 0.0
+        self._unread = 0
 
     @property
     def pid(self) -> int:
@@ -89,12 +94,24 @@ class BotProcess:
             action, wall = self.protocol.request(message, limit_s)
         except BotFault as exc:
             raise self._translate(exc) from None
-        # One /proc read per move (after the reply): the move is charged the CPU time
-        # since the previous reply, which includes any thinking on the others' time.
+        # /proc counts CPU in clock ticks (10 ms): reading it after a shorter move tells
+        # nothing and costs as much as the rest of the protocol, so it is read after a move
+        # of at least one tick (or every 64 moves), which is then charged everything since
+        # the previous read, thinking on the others' time included. Totals stay exact.
+        self._unread += 1
+        if wall < TICK and self._unread < 64:
+            return action, wall, 0.0
+        return action, wall, self.cpu_since_last_read()
+
+    def cpu_since_last_read(self) -> float:
+        """CPU seconds the bot used since the previous read (see :meth:`ask`)."""
         mark = self.transport.cpu_seconds()
+        if mark <= 0.0:
+            return 0.0
         used = mark - self._cpu_mark
         self._cpu_mark = mark
-        return action, wall, max(0.0, used)
+        self._unread = 0
+        return max(0.0, used)
 
     def notify(self, message: dict) -> None:
         """Send a message without a reply; a dead or stuck bot is ignored here."""

@@ -312,6 +312,8 @@ class _Match:
             bot = seat.bot
             if bot is None:
                 continue
+            if seat.ready is not None:
+                seat.cpu += bot.cpu_since_last_read()
             if game.is_over:
                 bot.resume()
                 events, seat.events_from = events_since(game, s, seat.events_from)
