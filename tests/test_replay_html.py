@@ -179,24 +179,34 @@ def test_page_is_self_contained(record):
     assert "url(" not in page
 
 
-def test_chromium_shows_the_table_at_each_step(chromium, page, record):
+def test_chromium_shows_the_table_at_each_step(chromium, page, record, tmp_path):
     data = viewer_data(record)
     last = len(data["steps"]) - 1
-    for step in (0, 12, 30, last):
-        dom = browse(chromium, f"{page.as_uri()}#step={step}", "--dump-dom")
-        assert f'data-step="{step}"' in dom.split("<body", 1)[1][:40]
-        assert text_of(dom, "step-label") == f"step {step} / {last}"
-        expected = "the deal" if step == 0 else data["actions"][step - 1]["text"]
-        assert text_of(dom, "action-text") == expected
-        snap = data["steps"][step]
-        assert scores_shown(dom) == [str(s["score"]) for s in snap["seats"]]
-        for colour in ("white", "black"):
-            for card in snap["rows"][colour]:
-                if card:
-                    assert f'data-card="{card}"' in dom
-        pieces_on_puzzles = sum(len(p["cells"]) for s in snap["seats"] for u in s["unfinished"] for p in u["pieces"])
-        assert dom.count('class="cell piece"') == pieces_on_puzzles
-        assert len(re.findall(r'class="player[ "]', dom)) == len(snap["seats"])
+    browser = DevTools(chromium, str(tmp_path / "profile"))
+    try:
+        browser.open(f"{page.as_uri()}#step=12")
+        for step in (12, 0, 30, last):
+            browser.js(f"location.hash = '#step={step}'")
+            for _ in range(40):
+                if browser.js("document.body.dataset.step") == str(step):
+                    break
+                time.sleep(0.05)
+            dom = browser.js("document.documentElement.outerHTML")
+            assert f'data-step="{step}"' in dom.split("<body", 1)[1][:40]
+            assert text_of(dom, "step-label") == f"step {step} / {last}"
+            expected = "the deal" if step == 0 else data["actions"][step - 1]["text"]
+            assert text_of(dom, "action-text") == expected
+            snap = data["steps"][step]
+            assert scores_shown(dom) == [str(s["score"]) for s in snap["seats"]]
+            for colour in ("white", "black"):
+                for card in snap["rows"][colour]:
+                    if card:
+                        assert f'data-card="{card}"' in dom
+            pieces_on_puzzles = sum(len(p["cells"]) for s in snap["seats"] for u in s["unfinished"] for p in u["pieces"])
+            assert dom.count('class="cell piece"') == pieces_on_puzzles
+            assert len(re.findall(r'class="player[ "]', dom)) == len(snap["seats"])
+    finally:
+        browser.close()
 
 
 def test_stepping_with_buttons_keys_slider_and_the_action_list(chromium, page, record, tmp_path):
