@@ -120,6 +120,7 @@ def test_pause_idle_stops_every_bot_not_on_move(monkeypatch, pause):
         assert set(seen) == {"T"}, "a bot not on move is stopped"
     else:
         assert "T" not in seen
+        assert out["seats"][0]["cpu_ms"] >= 20, "the busy thread's CPU time is counted, up to the end of the game"
 
 
 def test_flooding_stderr_is_no_fault_and_the_log_is_capped(tmp_path):
