@@ -8,7 +8,7 @@ seat has chosen, so none can be seen (R6.1).
 
 from __future__ import annotations
 
-from .actions import COLOR_NAMES, PHASE_NAMES
+from .actions import COLOR_NAMES, OVER, PHASE_NAMES
 from .geometry import mask_to_cells
 
 
@@ -31,7 +31,7 @@ def observation(game, seat: int) -> dict:
             "completed_count": len(p.completed),
             "forfeited": p.forfeited,
         }
-        if mine or rules.scores_visible:
+        if mine or rules.scores_visible or game.phase == OVER:  # piles are revealed at the end
             entry["completed"] = [puzzles[c].id for c in p.completed]
             entry["score"] = game.score(s)
         seats.append(entry)

@@ -150,14 +150,19 @@ class ParamSpec:
     validate: Callable[[Any, int], Any]
 
 
-def _int_at_least(lo: int):
+def _int_at_least(lo: int, hi: int | None = None):
     def check(name):
         def v(value, players):
-            if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-                raise ParameterError(f"R13: parameter '{name}' must be a whole number >= {lo}, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+                bound = f"from {lo} to {hi}" if hi is not None else f">= {lo}"
+                raise ParameterError(f"R13: parameter '{name}' must be a whole number {bound}, got {value!r}")
             return value
         return v
     return check
+
+
+#: Piece counts are kept in bytes-sized keys by the enumeration caches.
+MAX_RESERVE = 255
 
 
 def _bool(name):
@@ -195,7 +200,8 @@ BASE_PARAM_SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("max_unfinished", 4, "most unfinished puzzles a player may hold (R3.1)", _int_at_least(1)("max_unfinished")),
     ParamSpec("row_size", 4, "face-up slots in each row (R1.2)", _int_at_least(1)("row_size")),
     ParamSpec("black_deck_size", {2: 12, 3: 14, 4: 16}, "black puzzles in the deck, per player count (R1.1)", _black_deck),
-    ParamSpec("reserve_per_shape", 10, "pieces of each shape in the reserve (R0)", _int_at_least(1)("reserve_per_shape")),
+    ParamSpec("reserve_per_shape", 10, "pieces of each shape in the reserve (R0)",
+              _int_at_least(1, MAX_RESERVE)("reserve_per_shape")),
     ParamSpec("starting_pieces", ["O1", "I2"], "pieces each player starts with (R1.3)", _starting),
     ParamSpec("finishing_touch_cost", 1, "points lost per piece placed in the finishing touches (R6.1)", _int_at_least(0)("finishing_touch_cost")),
     ParamSpec("max_rounds", 100, "rounds after which an untriggered game is adjudicated (R5.3)", _int_at_least(1)("max_rounds")),

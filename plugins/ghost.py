@@ -32,7 +32,7 @@ from engine.codec import check_fields, get_list, get_shape, parse_placements, pl
 from engine.errors import IllegalAction, ParameterError
 from engine.geometry import cells_to_mask
 from engine.hookspecs import hookimpl
-from engine.rules import ParamSpec
+from engine.rules import MAX_RESERVE, ParamSpec
 from engine.variants import Variant
 
 NAME = "ghost"
@@ -51,8 +51,9 @@ class Ghost(NamedTuple):
 
 
 def _reserve_param(value, players):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ParameterError(f"R13: parameter 'ghost.reserve_per_shape' must be a whole number >= 0, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RESERVE:
+        raise ParameterError(f"R13: parameter 'ghost.reserve_per_shape' must be a whole number from 0 to {MAX_RESERVE}, "
+                             f"got {value!r}")
     return value
 
 

@@ -125,7 +125,8 @@ def setup(game, rng, deal) -> None:
     game.reserve = [rs.params["reserve_per_shape"] if i in rs.reserve_shapes else 0 for i in range(len(rs.shapes))]
     o1 = rs.level1_shape
     grid = [_draw(game) for _ in range(GRID_SLOTS)]
-    if game.end_triggered:  # the whole deck was dealt at setup: the first turn is the last
+    if not game.decks[0]:  # the whole deck was dealt at setup (or empty): the first turn is the last
+        game.trigger_end()
         game.final_round = game.round
     game.reserve[o1] -= sum(START_LOCKS)
     auto = DIFFICULTY[rs.params["difficulty"]]

@@ -102,3 +102,27 @@ def test_R9_4_game_from_observation_keeps_the_black_limit():
     act(game, {"type": "take_puzzle", "color": "black", "slot": 1})  # the one black take allowed
     rebuilt = game_from_observation(observation(game, 0))
     assert rebuilt.legal_actions() == game.legal_actions()
+
+
+@pytest.mark.parametrize("variants, players, params", [
+    ([], 2, {"reserve_per_shape": 256}),
+    (["solo"], 1, {"reserve_per_shape": 300}),
+    (["ghost"], 2, {"ghost.reserve_per_shape": 256}),
+])
+def test_R13_a_reserve_over_255_is_refused_with_a_sentence(variants, players, params):
+    with pytest.raises(ParameterError, match=r"^R13: parameter '.*reserve_per_shape' must be a whole number from"):
+        Game.new(RuleSpec.make(variants, params), players, 0)
+
+
+def test_R12_4_an_empty_solo_deck_triggers_the_end_at_setup():
+    game = Game.new(RuleSpec.make(["solo"]), 1, 0, deal={"white": [], "black": []})
+    assert game.end_triggered and game.final_round == 1
+
+
+def test_R9_6_piles_and_scores_are_revealed_when_the_game_is_over():
+    from bots.policy import policy
+    from conftest import play_out
+    game = play_out(Game.new(RuleSpec.make(["revised"]), 2, 3), [policy("greedy"), policy("greedy")])
+    other = observation(game, 0)["seats"][1]
+    assert other["score"] == game.result()["scores"][1]
+    assert len(other["completed"]) == other["completed_count"]
