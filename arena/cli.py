@@ -113,11 +113,38 @@ def replay_cmd(
     path: Path = typer.Argument(..., help="A replay file written by `arena play --replay`."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only check that the replay reproduces."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Colour the pieces (default: if a terminal)."),
+    html_out: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html",
+                                            help="Write a self-contained HTML viewer of the game instead."),
 ) -> None:
     """Re-simulate a saved game, print it turn by turn, and fail if it does not reproduce."""
+    from .render import use_color
     from .replay_view import show_replay
 
+    if html_out is not None:
+        from .replay_html import write_html
+
+        out = write_html(path, html_out)
+        typer.echo(f"{path}: reproduces; viewer written to {out}")
+        return
+    if color is None:
+        color = use_color()
+    if color:
+        _keep_colour()
     show_replay(path, quiet=quiet, color=color)
+
+
+def _keep_colour() -> None:
+    """Ask click not to strip colour codes from ``echo`` (it does when stdout is not a
+    terminal), for ``--color`` into a pipe and for ``FORCE_COLOR``."""
+    import importlib
+
+    for name in ("typer._click.globals", "click.globals"):
+        try:
+            ctx = importlib.import_module(name).get_current_context(silent=True)
+        except (ImportError, AttributeError):
+            continue
+        if ctx is not None:
+            ctx.color = True
 
 
 @bench_app.command("engine")

@@ -1,4 +1,4 @@
-"""``arena league ...``, ``arena experiment``, ``arena index`` and ``arena replay --html``."""
+"""``arena league ...``, ``arena experiment`` and ``arena index``."""
 
 from __future__ import annotations
 
@@ -186,55 +186,3 @@ def index_cmd(
 
     path = write_index(output, viewers=viewers)
     typer.echo(f"wrote {path}")
-
-
-def _replay_with_html(
-    path: Path = typer.Argument(..., help="A replay file written by `arena play --replay`."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only check that the replay reproduces."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Colour the pieces (default: if a terminal)."),
-    html_out: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html",
-                                            help="Write a self-contained HTML viewer of the game instead."),
-) -> None:
-    """Re-simulate a saved game, print it turn by turn, and fail if it does not reproduce."""
-    from .render import use_color
-    from .replay_html import write_html
-    from .replay_view import show_replay
-
-    if html_out is not None:
-        out = write_html(path, html_out)
-        typer.echo(f"{path}: reproduces; viewer written to {out}")
-        return
-    if color is None:
-        color = use_color()
-    if color:
-        _keep_colour()
-    show_replay(path, quiet=quiet, color=color)
-
-
-def _keep_colour() -> None:
-    """Ask click not to strip colour codes from ``echo`` (it does when stdout is not a terminal).
-
-    Needed for ``--color`` into a pipe and for ``FORCE_COLOR``. Typer may run on its own
-    copy of click, so the current context is looked up in both.
-    """
-    import importlib
-
-    for name in ("typer._click.globals", "click.globals"):
-        try:
-            ctx = importlib.import_module(name).get_current_context(silent=True)
-        except (ImportError, AttributeError):
-            continue
-        if ctx is not None:
-            ctx.color = True
-
-
-def _extend_replay() -> None:
-    """Give ``arena replay`` the ``--html`` option, keeping its arguments and options."""
-    for info in app.registered_commands:
-        if info.name == "replay":
-            info.callback = guarded(_replay_with_html)
-            return
-    command("replay")(_replay_with_html)
-
-
-_extend_replay()
