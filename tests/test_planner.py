@@ -128,8 +128,11 @@ def test_does_not_read_the_hidden_deck_order():
     assert PlannerPolicy(move_ms=50).choose(a, random.Random(9)) in a.legal_actions()
 
 
-def _setup(puzzles, supply, seed=0, actions_left=3):
+def _setup(puzzles, supply, seed=0, actions_left=3, last_round=False):
     game = Game.new(RuleSpec.make(), 2, seed)
+    if last_round:  # R5.2: the end was triggered a round ago; this is the last turn
+        game.end_triggered = True
+        game.final_round = game.round
     p = game.players[0]
     p.supply = [0] * len(game.rules.shapes)
     for name, n in supply.items():
@@ -141,7 +144,7 @@ def _setup(puzzles, supply, seed=0, actions_left=3):
 
 def test_r4_completes_a_puzzle_its_supply_can_fill():
     # W15 is a straight line of five cells: an I4 and an O1 complete it
-    game = _setup(["W15"], {"I4": 1, "O1": 1})
+    game = _setup(["W15"], {"I4": 1, "O1": 1}, last_round=True)
     planner = PlannerPolicy(move_ms=300)
     rng = random.Random(0)
     for _ in range(3):
@@ -153,7 +156,7 @@ def test_r4_completes_a_puzzle_its_supply_can_fill():
 
 def test_r3_6_takes_the_master_action_when_it_completes_two_puzzles_at_once():
     # W09 and W10 are I2 and I3 slots: with one action left only the master finishes both
-    game = _setup(["W09", "W10"], {"I2": 1, "I3": 1}, actions_left=1)
+    game = _setup(["W09", "W10"], {"I2": 1, "I3": 1}, actions_left=1, last_round=True)
     action = PlannerPolicy(move_ms=300).choose(game, random.Random(0))
     assert isinstance(action, Master) and len(action.placements) == 2
     game.apply(action)

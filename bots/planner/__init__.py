@@ -87,7 +87,7 @@ class PlannerPolicy(Policy):
         me = game.to_move()
         solver = solver_for(game.rules, start + (deadline - start) / 3)
         if game.phase == FINISH:
-            return finish_touches(game, solver)
+            return finish_touches(game, solver, deadline)
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
@@ -96,13 +96,13 @@ class PlannerPolicy(Policy):
         ctx = Context(root, me, solver, self.weights, solo="solo" in game.rules.spec.variants,
                       unseen=unseen_cards(game, me), rng=local)
         search = TurnSearch(ctx, deadline)
-        width = 3
+        width = 1  # a greedy line first, so a short clock still gets a whole turn searched
         try:
             while True:
                 search.run(root, width)
                 if width >= 48 or game.phase != ACTION:
                     break
-                width *= 2
+                width = 3 if width == 1 else width * 2
         except OutOfTime:
             pass
         action = search.answer()

@@ -30,14 +30,15 @@ class Weights:
     """Tunable constants of the evaluation (points)."""
 
     action: float = 0.7       # what one action is worth
-    cell: float = 0.35        # a supply cell while the game is young
+    cell: float = 0.45        # a supply cell while the game is young
     decay_turns: float = 5.0  # capital loses its value over the last turns
     unsure: float = 0.75      # trust in a plan that still has to buy pieces
     master: float = 0.5       # share of place actions the master action saves on parallel plans
     black_rate: float = 0.8   # prior black takes per round (2 seats), scaled by seats
     solo_rate: float = 2.2    # solo: cards dealt from the deck per round
     tempo: float = 2.0        # points the best opponent makes per own turn left ...
-    tempo_turns: float = 3.0  # ... counted over the last few turns (when the end is near)
+    tempo_turns: float = 99.0  # ... counted over at most this many turns
+    hoard: float = 0.6        # share of its points a hopeless puzzle costs without a penalty rule
     samples: int = 6          # unseen cards averaged over to value a card first seen in search
 
 
@@ -109,7 +110,7 @@ def evaluate(game, ctx: Context) -> float:
     value = sum(points[c] for c in p.completed) - p.finish_pieces * ctx.ft_cost
     value += _solo_term(game, ctx)
     # the others (or the automaton) score in every turn the game lasts: without this the
-    # planner would never end a game it is winning
+    # planner would never end a game it is winning, and it lets long plans drag on
     value -= w.tempo * min(turns, w.tempo_turns)
     puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
     hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
@@ -168,7 +169,9 @@ def _plan(puzzles, supply, actions, ef, ctx) -> float:
     used = 0.0
     for (cells, _, card, filled, empty), need, alloc, trust in ready:
         placed_cells = bin(filled).count("1")
-        fail = -points[card] if ctx.penalty else 0.0
+        # unfinished puzzles cost their points under some rules (R9.5, R12.5); elsewhere a
+        # hopeless puzzle still blocks a slot, and holding it must not pay for itself
+        fail = -points[card] * (1.0 if ctx.penalty else w.hoard)
         if trust == 1.0:
             # the finishing touches can still complete it, one point per piece
             fail = max(fail, points[card] - need * ctx.ft_cost)

@@ -74,8 +74,9 @@ def determinize(game, seat, rng):
     return c
 
 
-def finish_touches(game, solver) -> Finish:
-    """R6: the subset and order of completions that scores the most (pieces cost points)."""
+def finish_touches(game, solver, deadline: float = float("inf")) -> Finish:
+    """R6: the subset and order of completions that scores the most (pieces cost points);
+    orders are tried most valuable first until the ``deadline``."""
     rs = game.rules
     p = game.players[game.seat]
     cost = rs.finishing_touch_cost
@@ -83,7 +84,10 @@ def finish_touches(game, solver) -> Finish:
     g = rs.geometry
     puzzles = [(pz.card, rs.recess[pz.card] & ~pz.filled) for pz in p.unfinished]
     best = (0.0, ())
-    for order in itertools.permutations(range(len(puzzles))):
+    first = sorted(range(len(puzzles)), key=lambda i: -rs.points[puzzles[i][0]])
+    for n, order in enumerate(itertools.chain([first], itertools.permutations(range(len(puzzles))))):
+        if n and time.perf_counter() > deadline:
+            break
         left = p.supply[:]
         total = 0.0
         chosen = []

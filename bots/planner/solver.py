@@ -19,6 +19,7 @@ from __future__ import annotations
 _LIMIT = 300_000
 _MULTISET_CAP = 32
 _NODE_LIMIT = 1200
+_COVER_NODES = 4000
 
 
 class PuzzleSolver:
@@ -33,6 +34,7 @@ class PuzzleSolver:
         self._complete: dict = {}
         self._multisets: dict = {}
         self.warm = 0  # cards whose multisets are known (see bots.planner.solver_for)
+        self._budget = _COVER_NODES
 
     # ---------------------------------------------------------------- completion now
     def complete(self, empty: int, counts) -> tuple[int, ...] | None:
@@ -47,6 +49,7 @@ class PuzzleSolver:
             return memo[key]
         if len(memo) > _LIMIT:
             memo.clear()
+        self._budget = _COVER_NODES
         result = self._cover(empty, list(capped))
         memo[key] = result
         return result
@@ -58,6 +61,9 @@ class PuzzleSolver:
         memo = self._complete
         if key in memo:
             return memo[key]
+        self._budget -= 1
+        if self._budget < 0:
+            return None  # too hard to decide in time: treated as not completable now
         cell = (empty & -empty).bit_length() - 1
         g = self.g
         masks = g.placement_mask
