@@ -90,6 +90,7 @@ class _Worker:
         self.tasks: deque = deque()
 
     def stop(self, kill: bool) -> None:
+        """Ask the worker to exit after its games (or kill it) and wait for it."""
         try:
             if kill:
                 self.proc.kill()

@@ -69,6 +69,7 @@ class _Model:
         return v, e / z, (top + np.log(z))[:, 0]
 
     def nll(self, s):
+        """Negative log-likelihood of strengths ``s`` and its gradient."""
         v, p, lse = self._probs(s)
         ll = (np.where(self.mask, self.tw * np.where(self.mask, v, 0.0), 0.0).sum(axis=1) - lse) * self.w
         grad_rows = (self.tw - p) * self.w[:, None]
@@ -76,6 +77,7 @@ class _Model:
         return -ll.sum(), -g
 
     def hess(self, s):
+        """Hessian of the negative log-likelihood (the observed information)."""
         _, p, _ = self._probs(s)
         p = np.where(self.mask, p, 0.0)
         wp = p * self.w[:, None]

@@ -84,6 +84,7 @@ class _Live:
             self.add(g["group"], [x["bot"] for x in g["seats"]], [x["rank"] for x in g["seats"]])
 
     def add(self, group: int, bots: list[str], ranks: list[int]) -> None:
+        """Count one stored game."""
         for s, bot in enumerate(bots):
             p = self.points.setdefault(bot, [0.0, 0])
             p[0] += game_points(ranks, s)
@@ -96,9 +97,11 @@ class _Live:
                 del self.partial[group]
 
     def sprt(self) -> dict | None:
+        """The sprt's status over the complete groups so far (None if not an sprt)."""
         return self.test.status(self.scores) if self.test else None
 
     def line(self) -> str:
+        """The progress bar's live line: the leader, or the sprt's LLR and bounds."""
         if self.test is not None:
             return describe(self.sprt())
         if not self.points:
