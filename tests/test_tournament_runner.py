@@ -240,3 +240,27 @@ def test_cli_run_and_standings_json_and_csv(tmp_path):
     assert len(result.output.splitlines()) == 3
     result = runner.invoke(app, ["standings", str(tmp_path / "none")])
     assert result.exit_code == 2 and "no tournament results here" in result.output
+
+
+@pytest.mark.slow
+def test_games_through_the_referee_store_faults_and_timings(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        name: r
+        bots:
+          - random
+          - {{name: crasher, cmd: ["{sys.executable}", "-c", "import sys; sys.exit(3)"]}}
+        rounds: 1
+        time_control: {{move_ms: 3000}}
+        output: {tmp_path / 'out'}
+        """))
+    cfg = load_config(path)
+    summary = run_tournament(cfg, progress=False)
+    assert summary["stored"] == 2
+    store = Store.open(cfg.output, create=False)
+    assert store.fault_counts()["crasher"] == {"crash": 2}
+    rows = store.conn.execute("SELECT bot, rank, moves, wall_ms FROM seats ORDER BY bot").fetchall()
+    assert [(b, r) for b, r, _, _ in rows] == [("crasher", 2), ("crasher", 2), ("random", 1), ("random", 1)]
+    assert all(w is not None for _, _, _, w in rows)
+    replays = [p for (p,) in store.conn.execute("SELECT replay_path FROM games")]
+    assert all(Path(p).exists() for p in replays)
