@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from engine import Game, IllegalAction, RuleSpec, observation
-from engine.actions import Finish, Master, Place
+from engine import Game, RuleSpec, observation
+from engine.actions import Finish, Master
 from engine.game import PuzzleInPlay
 from engine.observation import game_from_observation
 

@@ -15,7 +15,10 @@ How it plays
    and reward minus the actions its plan still needs, if the plan fits in the actions the
    game has left; if not, what the finishing touches can make of it, or the unfinished
    penalty of rules that have one (R9.5, R12.5). The horizon is exact after the end is
-   triggered (R5.2) and estimated from the black deck before.
+   triggered (R5.2) and estimated from the black deck before. Every turn the game still
+   lasts costs a little (the others score in it too), so it closes out games it leads.
+   A card that enters its hand during the search (a blind take, a refilled slot) is a
+   sample of the unseen cards and is valued as their average.
 3. **Turn search** (:mod:`bots.planner.search`). Candidate actions are every take,
    upgrade and exchange, the level-1 take, placements that follow a puzzle's plan, master
    actions built from the plans of several puzzles (so it uses the master action when it
@@ -45,7 +48,7 @@ from engine.actions import ACTION, FINISH
 
 from ..policy import Policy, register
 from .evaluate import Context, Weights, evaluate
-from .search import OutOfTime, TurnSearch, candidates, determinize, finish_touches, unseen_cards
+from .search import OutOfTime, TurnSearch, determinize, finish_touches, unseen_cards
 from .solver import PuzzleSolver
 
 __all__ = ["PlannerPolicy", "Weights"]
@@ -93,7 +96,8 @@ class PlannerPolicy(Policy):
             return legal[0]
         local = random.Random(rng.random())
         root = determinize(game, me, local)
-        ctx = Context(root, me, solver, self.weights, solo="solo" in game.rules.spec.variants,
+        # an automaton's pile in the public state means a solo game (R12): play against it
+        ctx = Context(root, me, solver, self.weights, solo="automaton_pile" in game.extra,
                       unseen=unseen_cards(game, me), rng=local)
         search = TurnSearch(ctx, deadline)
         width = 1  # a greedy line first, so a short clock still gets a whole turn searched
@@ -119,5 +123,3 @@ def _value_after(root, action, ctx) -> float:
         return float("-inf")
     return evaluate(c, ctx)
 
-
-__all__ += ["candidates"]

@@ -12,7 +12,12 @@
   costs ``action`` points (what an action earns elsewhere). A plan that fits into the
   actions left in the game earns the puzzle's points, its reward (as capital) and its
   pieces back; one that does not is worth what the finishing touches can still make of it
-  (R6), and under rules with unfinished-puzzle penalties (R9.5, R12.5) it costs them.
+  (R6), and under rules with unfinished-puzzle penalties (R9.5, R12.5) it costs them
+  (elsewhere a share of them, ``hoard``: a hopeless puzzle still blocks a slot).
+- **Tempo**: every own turn the game still lasts is a turn the others score in too, so
+  it costs ``tempo`` points. This is what makes the planner take the black puzzles that
+  bring the end closer while it leads, instead of drawing the game out.
+- **Solo**: the automaton's pile counts against the player (R12.5).
 
 The horizon (own turns left) is exact once the end is triggered (R5.2) and estimated from
 the black deck and the rate at which it has been taken before.
@@ -100,8 +105,6 @@ def evaluate(game, ctx: Context) -> float:
     w = ctx.w
     p = game.players[ctx.me]
     points = ctx.points
-    recess = ctx.recess
-    levels = ctx.levels
     turns = ctx.turns_after(game)
     actions = turns * ctx.apt
     if game.seat == ctx.me and game.round == ctx.round0 and game.phase not in (FINISH, OVER):
