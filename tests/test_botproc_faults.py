@@ -57,8 +57,8 @@ def test_a_bot_that_sleeps_at_start_up_times_out_in_the_handshake():
     out = game(misbehaving("slow_start", "30"), other={"name": "good", "cmd": misbehaving("good")},
                time_control={"move_ms": 1000, "startup_ms": 4000})
     [fault] = out["seats"][0]["faults"]
-    assert fault["verdict"] == "timeout" and fault["move"] is None and "start-up limit of 4050 ms" in fault["detail"]
-    assert out["result"]["forfeited"] == [True, False]
+    assert fault["verdict"] == "timeout" and fault["move"] is None and "start-up limit of 4050 ms" in fault["detail"], out
+    assert out["result"]["forfeited"] == [True, False], [s["faults"] for s in out["seats"]]
 
 
 @pytest.mark.parametrize("cgroups", [True, False])

@@ -159,3 +159,18 @@ def test_describe_exit():
     assert describe_exit(3) == "exit code 3"
     assert describe_exit(-signal.SIGKILL) == "killed by signal SIGKILL"
     assert describe_exit(None) == "still running"
+
+
+def test_a_line_already_in_the_pipe_is_taken_even_past_the_deadline():
+    """Replies that arrived in time while the arena served another bot (parallel handshakes) count."""
+    t = transport("import sys\nsys.stdin.readline(); print('early', flush=True); sys.stdin.read()")
+    try:
+        t.send(b"x\n", deadline(5))
+        time.sleep(0.5)
+        assert t.read_line(time.perf_counter() - 1)[0] == b"early"
+        t.done()
+        t.send(b"y\n", deadline(5))
+        with pytest.raises(BotTimeout):
+            t.read_line(time.perf_counter() - 1)
+    finally:
+        t.close()
