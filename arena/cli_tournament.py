@@ -54,6 +54,11 @@ def run_cmd(
         rep = report(store)
     finally:
         store.close()
+    from .tournament_index import write_index
+
+    # index.html with the standings and every game; HTML viewers for the first games only,
+    # so a long tournament is not slowed down (`arena index` writes them all).
+    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
     if as_json:
         emit_json({"summary": summary, **rep})
         return
@@ -62,6 +67,7 @@ def run_cmd(
                + (f"; {summary['worker_deaths']} worker deaths" if summary["worker_deaths"] else "")
                + (f"; {summary['failed']} games not played, run again to retry" if summary["failed"] else ""))
     typer.echo(render_text(rep))
+    typer.echo(f"games and replays: {summary['index']}")
 
 
 @command("standings")
