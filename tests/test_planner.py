@@ -48,7 +48,7 @@ def _play(game, bots, seed=0):
 
 def test_r3_plays_a_legal_base_game_to_the_end_and_beats_nobody_by_accident():
     game = Game.new(RuleSpec.make(), 2, 3)
-    result = _play(game, [PlannerPolicy(move_ms=25), policy("greedy")])
+    result = _play(game, [PlannerPolicy(move_ms=100), policy("greedy")])
     assert game.is_over and not result["adjudicated"]
     assert result["completed"][0] >= 3
 
@@ -61,7 +61,7 @@ def test_r8_plays_legal_games_under_variants(variants, players):
     if not all(_variant_available(v) for v in variants):
         pytest.fail(f"variant missing from the engine: {variants}")
     game = Game.new(RuleSpec.make(variants), players, 5)
-    bots = [PlannerPolicy(move_ms=20)] + [policy("greedy") for _ in range(players - 1)]
+    bots = [PlannerPolicy(move_ms=100)] + [policy("greedy") for _ in range(players - 1)]
     result = _play(game, bots)
     assert game.is_over
     assert result["completed"][0] >= 1
@@ -103,7 +103,7 @@ def test_never_mutates_the_game_it_is_given():
 
 def test_plays_from_a_game_rebuilt_from_its_observation():
     game = Game.new(RuleSpec.make(), 2, 8)
-    planner, greedy = PlannerPolicy(move_ms=20), policy("greedy")
+    planner, greedy = PlannerPolicy(move_ms=100), policy("greedy")
     rng = random.Random(3)
     while not game.is_over:
         seat = game.to_move()

@@ -183,6 +183,7 @@ def candidates(game, ctx) -> list:
     solver = ctx.solver
     g = rs.geometry
     out = []
+    simple = []
     others = []
     legal_places = set()
     upgrades = []
@@ -193,11 +194,10 @@ def candidates(game, ctx) -> list:
         elif t is Upgrade:
             upgrades.append(a)
         elif t in _KNOWN:
-            out.append(a)
+            simple.append(a)
         else:
             others.append(a)
     wanted = set()
-    out.extend(others[:_OTHER_LIMIT])
     plans = []  # per puzzle: placements worth making, biggest first
     for pz in p.unfinished:
         if pz.card in ctx.unseen:
@@ -226,11 +226,14 @@ def candidates(game, ctx) -> list:
         out.extend(dict.fromkeys(opts))  # all Place: equal tuples are equal actions
         if opts:
             plans.append((sol is not None, pz, opts))
+    if rs.master_enabled and not game.master_used and Master in rs.handlers and len(plans) >= 2:
+        # progress first: when the clock is short, the first candidates are all it sees
+        out[:0] = _masters(game, p, plans)
+    out.extend(simple)
     level = rs.shape_level
     # level-ups always; exchanges and downgrades only toward a shape some plan needs
     out.extend(a for a in upgrades if level[a.take] > level[a.give] or a.take in wanted)
-    if rs.master_enabled and not game.master_used and Master in rs.handlers and len(plans) >= 2:
-        out.extend(_masters(game, p, plans))
+    out.extend(others[:_OTHER_LIMIT])
     return out
 
 
