@@ -16,6 +16,7 @@ from pathlib import Path
 from engine import RuleSpec
 
 from ..errors import UsageError
+from ..tournament.store import insert_once
 
 FORMAT = "arena-league"
 VERSION = 1
@@ -194,9 +195,8 @@ class League:
         """Store one finished game in one transaction; False if that (group, rotation) is stored."""
         result = outcome["result"]
         seats = outcome.get("seats") or []
-        c = self.conn
-        try:
-            c.execute("BEGIN IMMEDIATE")
+
+        def write(c):
             cur = c.execute("INSERT INTO games (grp, rotation, seed, played, rounds, adjudicated, duration_s, play)"
                             " VALUES (?,?,?,?,?,?,?,?)",
                             (task.group, task.rotation, task.seed, time.time(), result.get("rounds"),
@@ -208,15 +208,8 @@ class League:
                 c.execute("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?)",
                           (gid, s, name, result["scores"][s], result["ranking"][s], len(faults),
                            json.dumps([f.get("verdict") for f in faults]) if faults else None, int(bool(forfeited[s]))))
-            c.execute("COMMIT")
-            return True
-        except sqlite3.IntegrityError:
-            c.execute("ROLLBACK")
-            return False
-        except BaseException:
-            if c.in_transaction:
-                c.execute("ROLLBACK")
-            raise
+
+        return insert_once(self.conn, write)
 
     def games(self) -> list[dict]:
         """Every game, oldest first: ``{id, group, rotation, seed, rounds, adjudicated, seats: [{bot, rank, ...}]}``."""

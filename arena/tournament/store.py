@@ -38,6 +38,24 @@ CREATE INDEX IF NOT EXISTS seats_bot ON seats (bot);
 """
 
 
+def insert_once(conn: sqlite3.Connection, write) -> bool:
+    """Run ``write(conn)`` in one immediate transaction: True once committed, False (and
+    nothing written) if it broke a UNIQUE key — the game was stored already. Any other
+    failure rolls back and propagates, so a half-written game never stays."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        write(conn)
+        conn.execute("COMMIT")
+        return True
+    except sqlite3.IntegrityError:
+        conn.execute("ROLLBACK")
+        return False
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 class StoreError(ArenaError):
     """The results database cannot be opened or does not belong to this tournament."""
 
@@ -115,9 +133,8 @@ class Store:
         if len(task.bots) == 1 and "won" in result:
             ranking = [1 if result["won"] else 2]  # solo: rank 1 beat the automaton, 2 lost (R12.5)
         extra = {k: v for k, v in result.items() if k not in STANDARD_RESULT}
-        c = self.conn
-        try:
-            c.execute("BEGIN IMMEDIATE")
+
+        def write(c):
             cur = c.execute(
                 "INSERT INTO games (key, grp, rotation, seed, players, rounds, adjudicated, duration_s, stored,"
                 " worker, replay_path, sandbox, rules, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -139,15 +156,8 @@ class Store:
             c.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
             if fault_rows:
                 c.executemany("INSERT INTO faults VALUES (?,?,?,?,?,?)", fault_rows)
-            c.execute("COMMIT")
-            return True
-        except sqlite3.IntegrityError:
-            c.execute("ROLLBACK")
-            return False
-        except BaseException:
-            if c.in_transaction:
-                c.execute("ROLLBACK")
-            raise
+
+        return insert_once(self.conn, write)
 
     def add_event(self, kind: str, detail: str) -> None:
         """Record something that happened to the run (a worker died, a game failed)."""
