@@ -152,6 +152,8 @@ def _keep_colour() -> None:
 def bench_engine_cmd(
     games: int = typer.Option(40, "--games", min=1, help="Recorded greedy games to replay."),
     rules: str = typer.Option("", "--rules", help="Variants, comma-separated (default: base rules)."),
+    base_deals: bool = typer.Option(False, "--base-deals", help="Deal a variant's games the base game's cards, to "
+                                    "measure the variant's machinery on the same states as the base rules."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Engine decisions per second and legal-action listing time, on one core."""
@@ -160,11 +162,12 @@ def bench_engine_cmd(
     from .bench import bench_engine
 
     spec = RuleSpec.make([v for v in rules.split(",") if v])
-    result = bench_engine(games=games, spec=spec)
+    result = bench_engine(games=games, spec=spec, base_deals=base_deals)
     if as_json:
         emit_json(result)
         return
-    typer.echo(f"rules {result['rules']}: {result['decisions']} decisions from {result['games']} greedy games")
+    typer.echo(f"rules {result['rules']}: {result['decisions']} decisions from {result['games']} greedy games"
+               f"{' on the base game deals' if base_deals else ''}")
     typer.echo(f"  engine decisions/s (list + apply): {result['decisions_per_s']:,.0f}")
     typer.echo(f"  same, caches cold:                 {result['cold_decisions_per_s']:,.0f}")
     typer.echo(f"  legal-action listing, median:      {result['enumerate_us_median']:.2f} us")
