@@ -89,6 +89,7 @@ class PlannerPolicy(Policy):
         deadline = start + self.move_ms / 1000.0 * self.safety
         me = game.to_move()
         solver = solver_for(game.rules, start + (deadline - start) / 3)
+        solver.deadline = deadline
         if game.phase == FINISH:
             return finish_touches(game, solver, deadline)
         legal = game.legal_actions()

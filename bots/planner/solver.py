@@ -16,6 +16,8 @@ shared by every card, every filled state and every game under the same shapes.
 
 from __future__ import annotations
 
+import time
+
 _LIMIT = 300_000
 _MULTISET_CAP = 32
 _NODE_LIMIT = 1200
@@ -35,6 +37,7 @@ class PuzzleSolver:
         self._multisets: dict = {}
         self.warm = 0  # cards whose multisets are known (see bots.planner.solver_for)
         self._budget = _COVER_NODES
+        self.deadline = float("inf")  # set per decision: long searches stop at it
 
     # ---------------------------------------------------------------- completion now
     def complete(self, empty: int, counts) -> tuple[int, ...] | None:
@@ -97,6 +100,8 @@ class PuzzleSolver:
         found: set = set()
         counts = [0] * len(self.levels)
         budget = [_NODE_LIMIT]
+        cut = [False]
+        deadline = self.deadline
         dead: set = set()
         g = self.g
         masks = g.placement_mask
@@ -109,6 +114,9 @@ class PuzzleSolver:
             if budget[0] <= 0 or len(found) >= _MULTISET_CAP * 3 or rest in dead:
                 return False
             budget[0] -= 1
+            if not budget[0] & 63 and time.perf_counter() > deadline:
+                budget[0] = 0  # out of time: use what was found, do not remember it
+                cut[0] = True
             cell = (rest & -rest).bit_length() - 1
             ok = False
             for s in order:
@@ -125,7 +133,8 @@ class PuzzleSolver:
 
         rec(empty)
         out = tuple(sorted(found, key=lambda c: (sum(c), c))[:_MULTISET_CAP])
-        self._multisets[empty] = out
+        if not cut[0]:
+            self._multisets[empty] = out
         return out
 
     def cheapest(self, empty: int, supply) -> tuple[float, tuple[int, ...] | None, list | None]:
