@@ -42,6 +42,7 @@ class Weights:
     black_rate: float = 0.8   # prior black takes per round (2 seats), scaled by seats
     solo_rate: float = 2.2    # solo: cards dealt from the deck per round
     tempo: float = 2.0        # points the best opponent makes per own turn left ...
+    solo_tempo: float = 0.0   # the automaton's pace is its own: no hurry in solo
     tempo_turns: float = 99.0  # ... counted over at most this many turns
     hoard: float = 0.6        # share of its points a hopeless puzzle costs without a penalty rule
     samples: int = 6          # unseen cards averaged over to value a card first seen in search
@@ -114,7 +115,7 @@ def evaluate(game, ctx: Context) -> float:
     value += _solo_term(game, ctx)
     # the others (or the automaton) score in every turn the game lasts: without this the
     # planner would never end a game it is winning, and it lets long plans drag on
-    value -= w.tempo * min(turns, w.tempo_turns)
+    value -= (w.solo_tempo if ctx.solo else w.tempo) * min(turns, w.tempo_turns)
     puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
     hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
     if not hidden:
