@@ -101,8 +101,10 @@ def test_never_mutates_the_game_it_is_given():
     assert checked > 10
 
 
-def test_plays_from_a_game_rebuilt_from_its_observation():
-    game = Game.new(RuleSpec.make(), 2, 8)
+@pytest.mark.parametrize("variants,players", [((), 2), (["revised"], 2), (["solo"], 1)])
+def test_plays_from_a_game_rebuilt_from_its_observation(variants, players):
+    """Decks unknown, hidden completed piles (R9.6), the solo grid from the observation."""
+    game = Game.new(RuleSpec.make(variants), players, 8)
     planner, greedy = PlannerPolicy(move_ms=100), policy("greedy")
     rng = random.Random(3)
     while not game.is_over:
