@@ -317,7 +317,10 @@ def legal_actions(game) -> list:
             if per_shape is None:
                 per_shape = _per_shape(rs, pz.card, pz.filled)
             for s in shapes:
-                out += per_shape[s]
+                acts = per_shape[s]
+                if acts is None:
+                    acts = _fill_shape(rs, per_shape, pz.card, pz.filled, s)
+                out += acts
     if rs.extra_generators:
         for gen in rs.extra_generators:
             gen(game, out)
@@ -343,8 +346,18 @@ def _upgrades(rs, owned: bytes, reserve) -> tuple:
     return tuple(out)
 
 
-def _per_shape(rs, card: int, filled: int) -> tuple:
-    """Place actions on ``card`` with ``filled`` cells, one tuple per shape (cached).
+def _per_shape(rs, card: int, filled: int) -> list:
+    """The cache entry of ``card`` with ``filled`` cells: one slot per shape, each filled
+    in on first use by :func:`_fill_shape` (shapes nobody holds are never computed)."""
+    cache = rs.place_cache
+    if len(cache) > _CACHE_LIMIT:
+        cache.clear()
+    entry = cache[(card, filled)] = [None] * len(rs.shapes)
+    return entry
+
+
+def _fill_shape(rs, entry: list, card: int, filled: int, shape: int) -> tuple:
+    """Place actions of ``shape`` on ``card`` with ``filled`` cells.
 
     Built from the card's own placements (those inside its recess, found once per card),
     keeping those clear of the filled cells; the Place tuples are made once per card."""
@@ -355,18 +368,19 @@ def _per_shape(rs, card: int, filled: int) -> tuple:
         pm = g.placement_mask
         per_card = rs.card_placements[card] = tuple(
             tuple((pm[pid], Place(card, pid)) for pid in g.fits(s, recess)) for s in range(len(rs.shapes)))
-    result = tuple(tuple(a for m, a in options if not m & filled) for options in per_card)
-    cache = rs.place_cache
-    if len(cache) > _CACHE_LIMIT:
-        cache.clear()
-    cache[(card, filled)] = result
-    return result
+    acts = entry[shape] = tuple(a for m, a in per_card[shape] if not m & filled)
+    return acts
 
 
 def _places(rs, card: int, filled: int, owned: bytes) -> tuple:
     """Place actions on ``card`` with ``filled`` cells for the ``owned`` shapes."""
-    per_shape = rs.place_cache.get((card, filled)) or _per_shape(rs, card, filled)
-    return tuple(a for s, have in enumerate(owned) if have for a in per_shape[s])
+    entry = rs.place_cache.get((card, filled)) or _per_shape(rs, card, filled)
+    out = []
+    for s, have in enumerate(owned):
+        if have:
+            acts = entry[s]
+            out.extend(acts if acts is not None else _fill_shape(rs, entry, card, filled, s))
+    return tuple(out)
 
 
 def master_actions(game):

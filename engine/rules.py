@@ -218,7 +218,8 @@ class Ruleset:
       validates (raising :class:`~engine.errors.IllegalAction`) and then mutates.
     - ``decoders``: JSON ``type`` -> ``fn(game, obj) -> action``; ``encoders``: action
       class -> ``fn(game, action) -> dict``.
-    - ``extra_generators``: ``fn(game, out_list)`` adding variant actions to the legal list.
+    - ``extra_generators``: ``fn(game, out_list)`` adding variant actions to the legal list
+      (a generator may also prune ``out_list`` in place).
     - ``setup``: ``fn(game, rng)`` deals the game; ``setup_hooks`` run after it.
     - ``reward``: ``fn(game, player, card)`` gives a completed puzzle's reward (may open a
       decision); ``take_checks``: ``fn(game, action, card)`` extra legality checks of row

@@ -83,7 +83,6 @@ def arena_rules_configure(variant, ruleset):
     rs.encoders[TakeBlind] = lambda rules, a: {"type": "take_puzzle", "color": _COLOR[a.color], "blind": True}
     rs.extra_generators.append(generate)
     rs.take_checks.append(check_black_limit)
-    rs.action_filters.append(filter_black_takes)
     previous_reward = rs.reward
     rs.reward = lambda game, player, card: reward_with_fallback(game, player, card, previous_reward)
     rs.score_penalties.append(unfinished_penalty)
@@ -92,6 +91,7 @@ def arena_rules_configure(variant, ruleset):
     rs.scores_visible = False
     rs.recycle_actions = (Recycle(WHITE), Recycle(BLACK))
     rs.blind_actions = (TakeBlind(WHITE), TakeBlind(BLACK))
+    rs.revised_actions = rs.recycle_actions + rs.blind_actions
 
 
 # ---------------------------------------------------------------- actions
@@ -152,16 +152,23 @@ def check_black_limit(game, action, card) -> None:
 def filter_black_takes(game, actions):
     """R9.4 in the listing: once a player has taken its black puzzle after the end, no
     black row take is listed (the blind one is left out by :func:`generate`)."""
-    if not game.end_triggered or not game.players[game.seat].extra.get("black_after_end"):
-        return actions
     rows = game.rows
     is_black = game.rules.is_black
     return [a for a in actions if type(a) is not TakePuzzle or not is_black[rows[a.color][a.slot]]]
 
 
 def generate(game, out) -> None:
+    """Recycles and blind takes, and R9.4's pruning of black row takes (in the same pass,
+    to keep the listing to one call per variant)."""
     rs = game.rules
     p = game.players[game.seat]
+    white, black = game.rows
+    if (not game.end_triggered and -1 not in white and -1 not in black and game.decks[WHITE]
+            and game.decks[BLACK] and len(p.unfinished) < rs.max_unfinished):
+        out += rs.revised_actions  # the usual case: both recycles and both blind takes
+        return
+    if game.end_triggered and p.extra.get("black_after_end"):
+        out[:] = filter_black_takes(game, out)
     for c in (WHITE, BLACK):
         row = game.rows[c]
         if row.count(-1) < len(row):
