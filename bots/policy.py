@@ -31,7 +31,7 @@ def register(cls: type[Policy]) -> type[Policy]:
 
 def policy(name: str) -> Policy:
     """A new instance of the built-in policy ``name``."""
-    from . import greedy, random_bot  # noqa: F401  (registration)
+    from . import greedy, planner, random_bot  # noqa: F401  (registration)
     try:
         return _REGISTRY[name]()
     except KeyError:
@@ -39,5 +39,5 @@ def policy(name: str) -> Policy:
 
 
 def names() -> list[str]:
-    from . import greedy, random_bot  # noqa: F401
+    from . import greedy, planner, random_bot  # noqa: F401
     return sorted(_REGISTRY)

@@ -1,6 +1,6 @@
 """Run a built-in bot as a protocol bot process: ``python -m bots.run NAME``.
 
-``NAME`` is a built-in policy (``random``, ``greedy``; see :mod:`bots.policy`), which is
+``NAME`` is a built-in policy (``random``, ``greedy``, ``planner``; see :mod:`bots.policy`), which is
 wrapped: each request's observation is rebuilt into an engine ``Game``
 (:func:`engine.observation.game_from_observation`), the policy chooses, and the choice is
 sent back in R14's JSON. ``pass`` is a trivial bot that passes and places nothing (for
@@ -13,6 +13,9 @@ import random
 import sys
 
 from arena.sdk import Bot
+
+#: milliseconds of each move's allowance kept back from a clock-reading policy
+MARGIN_MS = 30
 
 
 class PolicyBot(Bot):
@@ -38,6 +41,10 @@ class PolicyBot(Bot):
     def _choose(self, observation: dict) -> dict:
         from engine import action_to_json
         game = self.game(observation)
+        if hasattr(self.policy, "move_ms") and self.clock.get("move_ms"):
+            # a policy that reads its clock (planner) gets this move's allowance, less a
+            # margin for rebuilding the game and the pipe
+            self.policy.move_ms = max(5, int(self.clock["move_ms"]) - MARGIN_MS)
         return action_to_json(game.rules, self.policy.choose(game, self.rng))
 
     act = reward = level_up = finish = _choose
