@@ -13,10 +13,16 @@ Every figure uses the same request: a real ``action`` request of a base game
   overhead on top of the pipe.
 - ``sdk_per_s``: the same path against the Python SDK's ``pass`` bot (``python -m
   bots.run pass``), which parses every request with ``json``: what a Python bot costs.
+
+The arena and its bots are pinned to one CPU for the measurement (``pinned_cpu``): when
+the scheduler puts a bot on the other core, every round trip pays a cross-core wake-up
+whose cost varies from run to run by a factor of two on small virtual machines, and the
+figures would measure the scheduler rather than the protocol.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -74,6 +80,10 @@ def bench_protocol(decisions: int = 5000, rounds: int = 20, bot: list[str] | Non
     """
     template, game = _request()
     rules = game.rules
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    pinned = min(affinity) if affinity else None
+    if pinned is not None:
+        os.sched_setaffinity(0, {pinned})  # the bots started below inherit it
     argv = bot or [sys.executable, "-c", TRIVIAL]
     procs = {"echo": [sys.executable, "-c", ECHO], "protocol": argv, "sdk": [sys.executable, "-m", "bots.run", "pass"]}
     running = {k: BotProcess(Sandbox("none").prepare(v), label=k) for k, v in procs.items()}
@@ -97,8 +107,10 @@ def bench_protocol(decisions: int = 5000, rounds: int = 20, bot: list[str] | Non
     finally:
         for proc in running.values():
             proc.close(quit_first=False)
+        if affinity:
+            os.sched_setaffinity(0, affinity)
     rate = {k: block / v for k, v in best.items()}
     return {"protocol_per_s": round(rate["protocol"], 1), "echo_per_s": round(rate["echo"], 1),
             "ratio": round(rate["protocol"] / rate["echo"], 3), "pipe_per_s": round(rate["pipe"], 1),
             "sdk_per_s": round(rate["sdk"], 1), "decisions": block * rounds,
-            "bytes": len(encode(dict(template, id=1)))}
+            "bytes": len(encode(dict(template, id=1))), "pinned_cpu": pinned}
