@@ -23,7 +23,7 @@ from engine.errors import ReplayMismatch
 from engine.replay import load_replay, state_digest, steps
 
 from .errors import ArenaError, UsageError
-from .render import PIECE_COLOURS
+from .render import PIECE_COLOURS, describe
 from .replay_html_assets import CSS, JS
 
 
@@ -32,41 +32,6 @@ class ViewerError(ArenaError):
     """The replay cannot be turned into a viewer (it does not reproduce, or cannot be read)."""
 
     exit_code = 3
-
-
-def describe(entry: dict) -> str:
-    """One line for a recorded action: ``seat 1 places L3 on W07``."""
-    seat = entry.get("seat")
-    if entry.get("forfeit"):
-        return f"seat {seat} is forfeited"
-    a = entry.get("action") or {}
-    kind = a.get("type")
-    if kind == "place":
-        return f"seat {seat} places {a['piece']} on {a['puzzle']}"
-    if kind in ("master", "finish"):
-        parts = ", ".join(f"{p['piece']} on {p['puzzle']}" for p in a.get("placements", [])) or "nothing"
-        return f"seat {seat} {'master action' if kind == 'master' else 'finishing touches'}: {parts}"
-    if kind == "take_puzzle":
-        where = f"the top of the {a['color']} deck" if a.get("blind") else (
-            f"{a['color']} slot {a['slot']}" if "color" in a else f"grid slot {a.get('slot')}")
-        return f"seat {seat} takes a puzzle from {where}"
-    if kind == "upgrade":
-        return f"seat {seat} returns {a['give']} and takes {a['take']}"
-    if kind == "take_piece":
-        return f"seat {seat} takes an O1"
-    if kind == "recycle":
-        return f"seat {seat} recycles the {a['color']} row"
-    if kind == "reward":
-        return f"seat {seat} takes {a['take']} as reward"
-    if kind == "level_up":
-        steps_ = ", ".join(f"{s['give']} to {s['take']}" for s in a.get("steps", [])) or "declines"
-        return f"seat {seat} levels up: {steps_}"
-    if kind == "ghost":
-        return f"seat {seat} trades ghost {a['give']} for {', '.join(a.get('take', []))}"
-    if kind == "pass":
-        return f"seat {seat} passes"
-    rest = {k: v for k, v in a.items() if k != "type"}
-    return f"seat {seat} {kind} {json.dumps(rest) if rest else ''}".rstrip()
 
 
 #: Keys of an observation the page lays out itself; anything else a variant adds is shown as is.

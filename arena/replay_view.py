@@ -2,37 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 
-from engine import action_to_json
 from engine.errors import ReplayMismatch
 from engine.replay import load_replay, resimulate, steps
 
 from .errors import ArenaError
-from .render import render_player, render_rows, use_color
+from .render import describe, render_player, render_rows, use_color
 
 
 class ReplayFailed(ArenaError):
     """The replay does not reproduce (or cannot be read)."""
 
     exit_code = 3
-
-
-def _describe(game, entry) -> str:
-    if entry.get("forfeit"):
-        return f"seat {entry['seat']} is forfeited"
-    a = entry["action"]
-    kind = a.get("type")
-    if kind == "place":
-        return f"seat {entry['seat']} places {a['piece']} on {a['puzzle']} at {a['cells']}"
-    if kind in ("master", "finish"):
-        parts = ", ".join(f"{p['piece']} on {p['puzzle']}" for p in a.get("placements", [])) or "nothing"
-        return f"seat {entry['seat']} {'master action' if kind == 'master' else 'finishing touches'}: {parts}"
-    rest = {k: v for k, v in a.items() if k != "type"}
-    return f"seat {entry['seat']} {kind} {json.dumps(rest) if rest else ''}".rstrip()
 
 
 def show_replay(path: Path, quiet: bool = False, color: bool | None = None) -> None:
@@ -48,7 +32,7 @@ def show_replay(path: Path, quiet: bool = False, color: bool | None = None) -> N
             for i, entry, game in steps(record):
                 if game.round != last_round and not game.is_over:
                     last_round = game.round
-                typer.echo(f"[{i:4}] round {game.round if not game.is_over else '-'}: {_describe(game, entry)}")
+                typer.echo(f"[{i:4}] round {game.round if not game.is_over else '-'}: {describe(entry)}")
                 nxt = record["actions"][i + 1] if i + 1 < len(record["actions"]) else None
                 if nxt is None or nxt.get("seat") != entry.get("seat"):
                     for line in render_player(game, entry["seat"], color):
