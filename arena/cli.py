@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
@@ -80,8 +79,6 @@ def cards_cmd(
     """List the puzzle cards, or draw one card as a 5x5 grid."""
     from engine.cards import card_set
 
-    from .render import puzzle_rows
-    from engine import RuleSpec, compile_rules
 
     if card_id is not None:
         for name in ("base", "ghost"):

@@ -110,7 +110,6 @@ def parse_card_set(data, source: str) -> CardSet:
         if not _connected(cells):
             raise CardDataError(f"{where}: field 'shape' is not one connected piece")
         shapes.append(Shape(str(pname), level, tuple(cells), bool(entry.get("ghost", False))))
-    names = {s.name for s in shapes}
     puzzles = []
     seen = set()
     raw = _require(data, "puzzles", list, source)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable
 
-from .actions import ACTION, BLACK, FINISH, OVER, PHASE_NAMES, WHITE, well_typed
+from .actions import ACTION, BLACK, FINISH, OVER, PHASE_NAMES, well_typed
 from .errors import DealError, IllegalAction
 from .rules import RuleSpec, Ruleset, compile_rules
 

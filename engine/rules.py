@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from .cards import CardSet, card_set, check_rewards

@@ -88,7 +88,6 @@ def game_to_json(game: Game) -> dict:
 
 
 def game_from_json(obj: dict) -> Game:
-    from .actions import Finish
     from .codec import parse_placement
     spec = RuleSpec.from_json(obj["rules"])
     rules = compile_rules(spec, obj["players"])

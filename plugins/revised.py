@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.actions import action, ACTION, BLACK, REWARD, WHITE, Reward, TakePuzzle
-from engine.base_rules import apply_take_puzzle, check_take_room
+from engine.base_rules import check_take_room
 from engine.codec import check_fields, get_color
 from engine.errors import IllegalAction
 from engine.game import PuzzleInPlay
