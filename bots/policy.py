@@ -9,15 +9,17 @@ its business.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 
 
-class Policy:
+class Policy(ABC):
     """Base class: ``choose(game, rng)`` returns a legal action for the player to move."""
 
     name = "policy"
 
+    @abstractmethod
     def choose(self, game, rng: random.Random):
-        raise NotImplementedError
+        """The action or decision for ``game.to_move()``, in any phase."""
 
 
 _REGISTRY: dict[str, type[Policy]] = {}
