@@ -14,7 +14,7 @@ from collections import deque
 from typing import Callable, Iterator
 
 from ..errors import ArenaError, UsageError
-from .executors import MAX_ATTEMPTS, GameFailed, WorkerLost, _describe, execute
+from .executors import GameFailed, _describe, count_loss, execute
 
 
 class DaskExecutor:
@@ -70,9 +70,9 @@ class DaskExecutor:
                 try:
                     yield task, fut.result()
                 except KilledWorker as exc:
-                    attempts[task.key] = attempts.get(task.key, 0) + 1
-                    if attempts[task.key] >= MAX_ATTEMPTS:
-                        yield task, WorkerLost(f"lost with its worker {attempts[task.key]} times")
+                    given_up = count_loss(task, attempts)
+                    if given_up is not None:
+                        yield task, given_up
                     else:
                         retry.append(task)
                     on_death([task.key], f"dask workers died running the game ({_describe(exc)}); rescheduled")

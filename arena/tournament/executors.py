@@ -41,6 +41,15 @@ class WorkerLost(Exception):
     """A game was lost with its worker ``MAX_ATTEMPTS`` times and is given up for this run."""
 
 
+def count_loss(task, attempts: dict) -> WorkerLost | None:
+    """Count one more loss of ``task`` with its worker; the :class:`WorkerLost` to report
+    once it reaches ``MAX_ATTEMPTS``, else None (reschedule it)."""
+    attempts[task.key] = attempts.get(task.key, 0) + 1
+    if attempts[task.key] >= MAX_ATTEMPTS:
+        return WorkerLost(f"lost with its worker {attempts[task.key]} times")
+    return None
+
+
 def execute(payload: dict) -> dict:
     """Worker side: play one game with the payload's game function; returns ``{outcome, worker, cpu_s}``."""
     fn = payload.get("game_fn")
@@ -174,9 +183,9 @@ class LocalExecutor:
         lost = list(w.tasks)
         again = []
         for task in lost:
-            attempts[task.key] = attempts.get(task.key, 0) + 1
-            if attempts[task.key] >= MAX_ATTEMPTS:
-                yield task, WorkerLost(f"lost with its worker {attempts[task.key]} times")
+            given_up = count_loss(task, attempts)
+            if given_up is not None:
+                yield task, given_up
             else:
                 again.append(task)
         retry.extendleft(reversed(again))
