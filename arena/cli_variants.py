@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import random
 from typing import List
 
@@ -68,16 +67,6 @@ def plugins_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSO
         typer.echo(f"{row['name']:28} {'built-in' if row['builtin'] else 'installed':9} {', '.join(row['hooks'])}")
 
 
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 @command("solo")
 def solo_cmd(
     bot: str = typer.Argument(..., help="A built-in bot (played in-process): random, greedy, ..."),
@@ -91,6 +80,8 @@ def solo_cmd(
     """Play a bot against the solo automaton (R12) and print its win rate and mean score margin."""
     from bots.policy import names, policy
     from engine import Game
+
+    from .experiment.stats import mean_ci, wilson
 
     if bot not in names():
         raise UsageError(f"unknown built-in bot {bot!r} (built-in bots: {', '.join(names())})")
@@ -109,13 +100,13 @@ def solo_cmd(
         wins += res["won"]
         margins.append(res["margin"])
         scores.append(res["scores"][0])
-    lo, hi = wilson(wins, games)
-    mean_margin = sum(margins) / games
-    sd = math.sqrt(sum((m - mean_margin) ** 2 for m in margins) / max(1, games - 1))
+    rate = wilson(wins, games)
+    lo, hi = rate["low"], rate["high"]
+    margin = mean_ci(margins)
+    mean_margin = margin["mean"]
     out = {"bot": bot, "difficulty": difficulty, "games": games, "wins": wins, "win_rate": wins / games,
            "win_rate_ci95": [round(lo, 4), round(hi, 4)], "mean_margin": round(mean_margin, 3),
-           "mean_margin_ci95": [round(mean_margin - 1.96 * sd / math.sqrt(games), 3),
-                                round(mean_margin + 1.96 * sd / math.sqrt(games), 3)],
+           "mean_margin_ci95": [round(margin["low"], 3), round(margin["high"], 3)],
            "mean_score": round(sum(scores) / games, 3), "rules": spec.to_json()}
     if as_json:
         emit_json(out)

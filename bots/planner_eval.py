@@ -22,19 +22,18 @@ import time
 
 from engine import Game, RuleSpec
 
+from arena.experiment import stats
+
 from .planner import PlannerPolicy, Weights
 from .policy import policy
 
 
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion."""
+def wilson(wins: float, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion, as ``(low, high)``."""
     if n == 0:
         return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+    rate = stats.wilson(wins, n)
+    return (rate["low"], rate["high"])
 
 
 def play_one(job) -> dict:
