@@ -76,7 +76,19 @@ def setup(game, rng, deal) -> None:
         game.trigger_end()
     for color in (WHITE, BLACK):
         game.rows[color] = [game.draw(color) for _ in range(rs.row_size)]
+    fill_reserve(game)
+    give_starting_pieces(game)
+
+
+def fill_reserve(game) -> None:
+    """R0: ``reserve_per_shape`` of every shape the rules put in the reserve."""
+    rs = game.rules
     game.reserve = [rs.params["reserve_per_shape"] if i in rs.reserve_shapes else 0 for i in range(len(rs.shapes))]
+
+
+def give_starting_pieces(game) -> None:
+    """R1.3: every player takes the starting pieces from the reserve."""
+    rs = game.rules
     for p in game.players:
         for name in rs.params["starting_pieces"]:
             s = rs.shape_index[name]

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.actions import action, ACTION, TakePuzzle
-from engine.base_rules import check_take_room
+from engine.base_rules import check_take_room, fill_reserve, give_starting_pieces
 from engine.codec import check_fields, get_int
 from engine.deal import check_deal
 from engine.errors import IllegalAction, ParameterError
@@ -122,7 +122,7 @@ def setup(game, rng, deal) -> None:
         white, black = whites[: rs.params["solo.white_cards"]], blacks[: rs.params["black_deck_size"]]
     game.decks = [white + black, []]
     game.rows = [[], []]
-    game.reserve = [rs.params["reserve_per_shape"] if i in rs.reserve_shapes else 0 for i in range(len(rs.shapes))]
+    fill_reserve(game)
     o1 = rs.level1_shape
     grid = [_draw(game) for _ in range(GRID_SLOTS)]
     if not game.decks[0]:  # the whole deck was dealt at setup (or empty): the first turn is the last
@@ -132,11 +132,7 @@ def setup(game, rng, deal) -> None:
     auto = DIFFICULTY[rs.params["difficulty"]]
     game.reserve[o1] -= auto
     game.extra.update({"grid": grid, "locks": list(START_LOCKS), "automaton_supply": auto, "automaton_pile": []})
-    for p in game.players:
-        for name in rs.params["starting_pieces"]:
-            s = rs.shape_index[name]
-            game.reserve[s] -= 1
-            p.supply[s] += 1
+    give_starting_pieces(game)
 
 
 def _draw(game) -> int:
