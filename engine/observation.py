@@ -9,13 +9,12 @@ seat has chosen, so none can be seen (R6.1).
 from __future__ import annotations
 
 from .actions import COLOR_NAMES, OVER, PHASE_NAMES
-from .geometry import mask_to_cells
+from .state_json import puzzle_from_json, puzzle_to_json
 
 
 def observation(game, seat: int) -> dict:
     """The JSON-ready view of ``game`` for ``seat``."""
     rules = game.rules
-    g = rules.geometry
     shapes = rules.shapes
     puzzles = rules.puzzles
     seats = []
@@ -24,10 +23,7 @@ def observation(game, seat: int) -> dict:
         entry = {
             "seat": s,
             "supply": {shapes[i].name: n for i, n in enumerate(p.supply) if n},
-            "unfinished": [{"puzzle": puzzles[pz.card].id,
-                            "pieces": [{"piece": shapes[g.placement_shape[pid]].name,
-                                        "cells": mask_to_cells(g.placement_mask[pid])} for pid in pz.placed]}
-                           for pz in p.unfinished],
+            "unfinished": [puzzle_to_json(rules, pz) for pz in p.unfinished],
             "completed_count": len(p.completed),
             "forfeited": p.forfeited,
         }
@@ -66,11 +62,10 @@ def game_from_observation(obs: dict):
     lists. ``legal_actions()`` and ``apply()`` for the seat to move are exact.
     """
     from .actions import PHASE_NAMES
-    from .game import Game, PlayerState, PuzzleInPlay
+    from .game import Game, PlayerState
     from .rules import RuleSpec, compile_rules
 
     rules = compile_rules(RuleSpec.from_json(obs["rules"]), obs["players"])
-    g = rules.geometry
     game = Game(rules, None)
     game.reserve = [obs["reserve"].get(s.name, 0) for s in rules.shapes]
     game.decks = [[-1] * obs["decks"]["white"], [-1] * obs["decks"]["black"]]
@@ -80,14 +75,7 @@ def game_from_observation(obs: dict):
         p = PlayerState(len(rules.shapes))
         for name, n in entry["supply"].items():
             p.supply[rules.shape_index[name]] = n
-        for u in entry["unfinished"]:
-            pz = PuzzleInPlay(rules.puzzle_index[u["puzzle"]])
-            for piece in u["pieces"]:
-                s = rules.shape_index[piece["piece"]]
-                pid = g.placement_of(s, piece["cells"])
-                pz.placed.append(pid)
-                pz.filled |= g.placement_mask[pid]
-            p.unfinished.append(pz)
+        p.unfinished = [puzzle_from_json(rules, u) for u in entry["unfinished"]]
         p.completed = [rules.puzzle_index[c] for c in entry.get("completed", [])]
         p.forfeited = entry["forfeited"]
         game.players.append(p)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .actions import PHASE_NAMES
 from .codec import from_json as action_from_json
-from .codec import placement_json, to_json as action_to_json
+from .codec import parse_placement, placement_json, to_json as action_to_json
 from .game import Game, PlayerState, PuzzleInPlay
 from .geometry import mask_to_cells
 from .rules import RuleSpec, compile_rules, jsonable
@@ -34,6 +34,24 @@ def _counts(rules, obj) -> list[int]:
     return out
 
 
+def puzzle_to_json(rules, pz: PuzzleInPlay) -> dict:
+    """A puzzle in play: ``{"puzzle": id, "pieces": [{"piece": shape, "cells": [...]}]}``."""
+    g = rules.geometry
+    return {"puzzle": rules.puzzles[pz.card].id,
+            "pieces": [{"piece": rules.shapes[g.placement_shape[pid]].name,
+                        "cells": mask_to_cells(g.placement_mask[pid])} for pid in pz.placed]}
+
+
+def puzzle_from_json(rules, obj: dict) -> PuzzleInPlay:
+    """Inverse of :func:`puzzle_to_json` (each piece checked to be its shape)."""
+    pz = PuzzleInPlay(rules.puzzle_index[obj["puzzle"]])
+    for piece in obj["pieces"]:
+        placement = parse_placement(rules, {"puzzle": obj["puzzle"], **piece}).placement
+        pz.placed.append(placement)
+        pz.filled |= rules.geometry.placement_mask[placement]
+    return pz
+
+
 def history_to_json(rules, history) -> list[dict]:
     """The action log as ``[{"seat": s, "action": {...}}, ...]``."""
     out = []
@@ -47,15 +65,11 @@ def history_to_json(rules, history) -> list[dict]:
 
 def game_to_json(game: Game) -> dict:
     rules = game.rules
-    g = rules.geometry
     players = []
     for p in game.players:
         players.append({
             "supply": _shape_counts(rules, p.supply),
-            "unfinished": [{"puzzle": rules.puzzles[pz.card].id,
-                            "pieces": [{"piece": rules.shapes[g.placement_shape[pid]].name,
-                                        "cells": mask_to_cells(g.placement_mask[pid])} for pid in pz.placed]}
-                           for pz in p.unfinished],
+            "unfinished": [puzzle_to_json(rules, pz) for pz in p.unfinished],
             "completed": _card_ids(rules, p.completed),
             "finish_pieces": p.finish_pieces,
             "locked": p.locked,
@@ -99,14 +113,7 @@ def game_from_json(obj: dict) -> Game:
     for po in obj["seats"]:
         p = PlayerState(len(rules.shapes))
         p.supply = _counts(rules, po["supply"])
-        for u in po["unfinished"]:
-            card = rules.puzzle_index[u["puzzle"]]
-            pz = PuzzleInPlay(card)
-            for piece in u["pieces"]:
-                pl = parse_placement(rules, {"puzzle": u["puzzle"], **piece})
-                pz.placed.append(pl.placement)
-                pz.filled |= g_mask(rules, pl.placement)
-            p.unfinished.append(pz)
+        p.unfinished = [puzzle_from_json(rules, u) for u in po["unfinished"]]
         p.completed = _cards(rules, po["completed"])
         p.finish_pieces = po["finish_pieces"]
         p.locked = po["locked"]
@@ -133,7 +140,3 @@ def game_from_json(obj: dict) -> Game:
             game.history.append((entry["seat"], action_from_json(rules, entry["action"])))
     game.extra = obj.get("extra") or {}
     return game
-
-
-def g_mask(rules, placement: int) -> int:
-    return rules.geometry.placement_mask[placement]
