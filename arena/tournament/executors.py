@@ -9,10 +9,12 @@ in flight) so an sprt can stop as soon as it decides.
 The local executor is a pool of worker processes started from an explicit ``fork`` context,
 each with its own pipe: the coordinator keeps two games queued per worker (so a worker
 never waits while the coordinator stores a result) and waits on all pipes and process
-sentinels at once, in one thread -- the cheapest bookkeeping per game. If a worker process
-dies mid-game, only that worker's games are rescheduled (each at most ``MAX_ATTEMPTS``
-times), a new worker takes its place, and ``on_death`` is told which games were lost and
-the worker's exit code.
+sentinels at once, in one thread -- the cheapest bookkeeping per game: one ``epoll`` wait
+and one read per finished game. Each worker gets its games as soon as it is forked, and at
+the end all workers are told to stop before any is waited for, so they exit side by side.
+If a worker process dies mid-game, only that worker's games are rescheduled (each at most
+``MAX_ATTEMPTS`` times), a new worker takes its place, and ``on_death`` is told which games
+were lost and the worker's exit code.
 """
 
 from __future__ import annotations
@@ -51,20 +53,31 @@ def count_loss(task, attempts: dict) -> WorkerLost | None:
 
 
 def execute(payload: dict) -> dict:
-    """Worker side: play one game with the payload's game function; returns ``{outcome, worker, cpu_s}``."""
+    """Worker side: play one game with the payload's game function.
+
+    Returns ``{outcome, worker, cpu_s, wall_s}``: the CPU and wall time of the game function
+    call, everything it does included (freeing the game and the bots' memory too), which is
+    what the runner's overhead is measured against."""
     fn = payload.get("game_fn")
     if fn is None:
         if payload.get("play") == "inprocess":
             from .inprocess import play_inprocess as fn
         else:
             from ..referee import play_game as fn
-    cpu = time.process_time()
+    wall, cpu = time.perf_counter(), time.process_time()
     outcome = fn(payload["request"])
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if log.isEnabledFor(logging.DEBUG):
         log.debug("game %s played: ranking %s, %.3f s", payload.get("key"), outcome["result"]["ranking"],
                   outcome.get("duration_s") or 0.0)
-    return {"outcome": outcome, "worker": f"{socket.gethostname()}:{os.getpid()}",
-            "cpu_s": time.process_time() - cpu}
+    return {"outcome": outcome, "worker": _WORKER or _worker_name(), "cpu_s": cpu, "wall_s": wall}
+
+
+_WORKER = ""
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _describe(exc: BaseException) -> str:
@@ -73,6 +86,8 @@ def _describe(exc: BaseException) -> str:
 
 def _worker_main(conn, initializer) -> None:
     """A worker process: play the games that arrive on ``conn`` until told to stop."""
+    global _WORKER
+    _WORKER = _worker_name()
     if initializer is not None:
         initializer()
     while True:
@@ -98,8 +113,8 @@ class _Worker:
         child.close()
         self.tasks: deque = deque()
 
-    def stop(self, kill: bool) -> None:
-        """Ask the worker to exit after its games (or kill it) and wait for it."""
+    def stop(self, kill: bool, wait: bool = True) -> None:
+        """Ask the worker to exit after its games (or kill it); ``wait`` for it to end."""
         try:
             if kill:
                 self.proc.kill()
@@ -107,6 +122,11 @@ class _Worker:
                 self.conn.send(None)
         except (OSError, ValueError):
             pass
+        if wait:
+            self.join(kill)
+
+    def join(self, kill: bool) -> None:
+        """Wait for the worker process to end and close its pipe."""
         self.proc.join(timeout=None if not kill else 5)
         self.conn.close()
 
@@ -127,52 +147,74 @@ class LocalExecutor:
         tasks = iter(tasks)
         retry: deque = deque()
         attempts: dict[str, int] = {}
-        self.workers = [_Worker(self.ctx, self.initializer) for _ in range(self.concurrency)]
+        self.workers = []
         self.selector = selectors.DefaultSelector()
-        for w in self.workers:
-            self._watch(w)
         finished = False
         try:
+            for _ in range(self.concurrency):  # each worker gets its games as soon as it exists
+                w = _Worker(self.ctx, self.initializer)
+                self.workers.append(w)
+                self._watch(w)
+                self._feed(w, tasks, retry, payload, stop)
             while True:
                 for w in self.workers:
-                    while len(w.tasks) < self.queued and not stop():
-                        task = retry.popleft() if retry else next(tasks, None)
-                        if task is None:
-                            break
-                        w.tasks.append(task)
-                        try:
-                            w.conn.send(payload(task))
-                        except OSError:  # the worker is gone: its sentinel reports it below
-                            break
-                busy = [w for w in self.workers if w.tasks]
-                if not busy:
+                    self._feed(w, tasks, retry, payload, stop)
+                if not any(w.tasks for w in self.workers):
                     finished = not stop()
                     return
                 ready = {(key.data, key.fileobj) for key, _ in self.selector.select()}
                 for w in list(self.workers):
                     dead = (w, w.proc.sentinel) in ready
-                    if (w, w.conn) in ready or dead:
-                        try:
+                    try:
+                        if dead:  # collect what it sent before it died, then replace it
                             while w.tasks and w.conn.poll():
-                                kind, value = w.conn.recv()
-                                task = w.tasks.popleft()
-                                if kind == "ok":
-                                    yield task, value
-                                elif kind == "bad-request":
-                                    yield task, ArenaError(value)
-                                else:
-                                    yield task, GameFailed(value)
-                                if stop():  # decided: the games still in flight are dropped
+                                yield self._reply(w)
+                                if stop():
                                     return
-                        except (EOFError, OSError):
-                            dead = True
+                        elif (w, w.conn) in ready and w.tasks:
+                            # one message per wake-up: the selector is level-triggered, so a
+                            # second finished game wakes the next select() at once
+                            yield self._reply(w)
+                            if stop():  # decided: the games still in flight are dropped
+                                return
+                    except (EOFError, OSError):
+                        dead = True
                     if dead:
                         yield from self._replace(w, attempts, retry, on_death)
         finally:
             self.selector.close()
-            for w in self.workers:
-                w.stop(kill=not finished)
-            self.workers = []
+            self._stop_all(kill=not finished)
+
+    def _feed(self, w: "_Worker", tasks: Iterator, retry: deque, payload: Callable, stop: Callable) -> None:
+        """Keep ``queued`` games in flight on ``w`` (retried games first)."""
+        while len(w.tasks) < self.queued and not stop():
+            task = retry.popleft() if retry else next(tasks, None)
+            if task is None:
+                return
+            w.tasks.append(task)
+            try:
+                w.conn.send(payload(task))
+            except OSError:  # the worker is gone: its sentinel reports it
+                return
+
+    @staticmethod
+    def _reply(w: "_Worker") -> tuple:
+        """The next finished game of ``w``: ``(task, reply or exception)``."""
+        kind, value = w.conn.recv()
+        task = w.tasks.popleft()
+        if kind == "ok":
+            return task, value
+        if kind == "bad-request":
+            return task, ArenaError(value)
+        return task, GameFailed(value)
+
+    def _stop_all(self, kill: bool) -> None:
+        """Stop every worker at once (they exit side by side), then wait for them all."""
+        for w in self.workers:
+            w.stop(kill, wait=False)
+        for w in self.workers:
+            w.join(kill)
+        self.workers = []
 
     def _watch(self, w: _Worker) -> None:
         self.selector.register(w.conn, selectors.EVENT_READ, w)
@@ -200,6 +242,4 @@ class LocalExecutor:
 
     def shutdown(self) -> None:
         """Kill the workers (games in flight are dropped)."""
-        for w in self.workers:
-            w.stop(kill=True)
-        self.workers = []
+        self._stop_all(kill=True)
