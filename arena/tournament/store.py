@@ -29,12 +29,11 @@ CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL, bot TEXT NOT NULL,
     score INTEGER NOT NULL, rank INTEGER NOT NULL, completed INTEGER, forfeited INTEGER NOT NULL,
     faults INTEGER NOT NULL, moves INTEGER, wall_ms REAL, cpu_ms REAL, max_move_ms REAL,
-    PRIMARY KEY (game_id, seat));
+    PRIMARY KEY (game_id, seat)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS faults (
     game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL, bot TEXT NOT NULL,
     verdict TEXT NOT NULL, detail TEXT, move INTEGER);
 CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, time REAL NOT NULL, kind TEXT NOT NULL, detail TEXT);
-CREATE INDEX IF NOT EXISTS seats_bot ON seats (bot);
 """
 
 
