@@ -98,6 +98,18 @@ def test_every_scheduled_game_is_stored_once(tmp_path, monkeypatch):
     assert len(stored_keys(cfg)) == 18
 
 
+def test_a_run_leaves_no_thread_or_worker_behind(tmp_path):
+    import multiprocessing
+    import threading
+    before = set(threading.enumerate())
+    cfg = config(tmp_path, rounds=1)
+    t0 = time.perf_counter()
+    run_tournament(cfg, game_fn=fake_game, progress=False)
+    assert set(threading.enumerate()) <= before  # the log's receiving thread ended with the run
+    assert multiprocessing.active_children() == []
+    assert time.perf_counter() - t0 < 5
+
+
 def test_a_run_stopped_half_way_continues_with_the_rest(tmp_path):
     small = config(tmp_path, games=8, rounds=None)
     run_tournament(small, game_fn=fake_game, progress=False)

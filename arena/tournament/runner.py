@@ -42,19 +42,38 @@ def config_json(cfg: TournamentConfig) -> dict:
             "bots": [b.name for b in cfg.bots], "scheduled": total_games(cfg)}
 
 
+class Requests:
+    """The ``play_game`` requests of one tournament's games; what every game shares is built once."""
+
+    def __init__(self, cfg: TournamentConfig, output: Path):
+        self.cfg = cfg
+        self.replays = output / "replays" if cfg.replays else None
+        self.log_dir = str(output / "logs")
+        self.seats: dict[tuple[str, str], dict] = {}
+
+    def seat(self, name: str, label: str) -> dict:
+        """The ``seats`` entry of bot ``name`` playing as ``label`` (a fresh copy)."""
+        entry = self.seats.get((name, label))
+        if entry is None:
+            entry = self.seats[name, label] = self.cfg.bot(name).seat_request(label)
+        return {**entry, "cmd": list(entry["cmd"]) if entry["cmd"] else None, "options": dict(entry["options"])}
+
+    def __call__(self, task: GameTask) -> dict:
+        cfg = self.cfg
+        seen: dict[str, int] = {}
+        seats = []
+        for name in task.bots:
+            seen[name] = seen.get(name, 0) + 1
+            seats.append(self.seat(name, name if seen[name] == 1 else f"{name}#{seen[name]}"))
+        replay = str(self.replays / f"{task.group:06d}-{task.rotation}.json") if self.replays else None
+        return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
+                "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
+                "pause_idle": cfg.pause_idle, "replay_path": replay, "log_dir": self.log_dir}
+
+
 def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
     """The ``play_game`` request of one scheduled game."""
-    seen: dict[str, int] = {}
-    seats = []
-    for name in task.bots:
-        seen[name] = seen.get(name, 0) + 1
-        label = name if seen[name] == 1 else f"{name}#{seen[name]}"
-        seats.append(cfg.bot(name).seat_request(label))
-    replay = output / "replays" / f"{task.group:06d}-{task.rotation}.json" if cfg.replays else None
-    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
-            "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
-            "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
-            "log_dir": str(output / "logs")}
+    return Requests(cfg, output)(task)
 
 
 def _die_with_parent() -> None:
@@ -133,7 +152,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     live = _Live(cfg, stored_games)
     scheduled = total_games(cfg)
     summary = {"output": str(output), "scheduled": scheduled, "stored_before": len(done), "played": 0,
-               "duplicates": 0, "failed": 0, "worker_deaths": 0, "game_cpu_s": 0.0, "sprt": live.sprt()}
+               "duplicates": 0, "failed": 0, "worker_deaths": 0, "game_cpu_s": 0.0, "game_wall_s": 0.0,
+               "sprt": live.sprt()}
     if executor is None:
         if cfg.executor == "dask":
             from .dask_executor import DaskExecutor
@@ -142,8 +162,10 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             executor = LocalExecutor(cfg.concurrency, initializer=_die_with_parent)
     state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
 
+    requests = Requests(cfg, output)
+
     def payload(task: GameTask) -> dict:
-        return {"key": task.key, "request": build_request(cfg, task, output), "play": cfg.play, "game_fn": game_fn}
+        return {"key": task.key, "request": requests(task), "play": cfg.play, "game_fn": game_fn}
 
     def on_death(keys: list[str], detail: str) -> None:
         summary["worker_deaths"] += 1
@@ -155,6 +177,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     bar = tqdm(total=scheduled, initial=len(done), unit="game", disable=not progress, file=sys.stderr,
                dynamic_ncols=True, smoothing=0.1)
     bar.set_postfix_str(live.line())
+    shown = time.perf_counter()
     t0 = time.perf_counter()
     try:
         for task, reply in executor.run(pending, payload, lambda: state["stop"], on_death):
@@ -174,9 +197,12 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                 continue
             summary["played"] += 1
             summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
+            summary["game_wall_s"] += reply.get("wall_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
             bar.update(1)
-            bar.set_postfix_str(live.line(), refresh=False)
+            if progress and time.perf_counter() >= shown + 0.2:  # the live line, a few times a second
+                shown = time.perf_counter()
+                bar.set_postfix_str(live.line(), refresh=False)
             status = live.sprt()
             if status and status["decision"] and not state["stop"]:
                 state["stop"] = True
@@ -186,6 +212,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         raise Interrupted(f"interrupted: {store.count()} of {scheduled} games are stored in {output}; "
                           f"run the same command again to continue") from None
     finally:
+        if progress:
+            bar.set_postfix_str(live.line(), refresh=False)
         bar.close()
         _stop_log(handler)
         summary["elapsed_s"] = time.perf_counter() - t0
@@ -195,26 +223,47 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     return summary
 
 
-def _start_log(output: Path):
-    """Log of the coordinator and of every worker (through multiprocessing-logging) in one file."""
-    import multiprocessing_logging
+class _LogFile(logging.FileHandler):
+    """The tournament log; skips the record that only wakes the log's receiving thread."""
 
+    def emit(self, record: logging.LogRecord) -> None:
+        if not getattr(record, "arena_wake", False):
+            super().emit(record)
+
+
+def _mp_handler(file: logging.Handler) -> logging.Handler:
+    """``file`` behind a multiprocessing-logging handler: records from forked workers reach it
+    through a queue read by one thread of the coordinator."""
+    from multiprocessing_logging import MultiProcessingHandler
+
+    class Handler(MultiProcessingHandler):
+        def close(self) -> None:
+            # The receiving thread polls its queue every 0.2 s; a closing record wakes it at
+            # once, so a run does not end with a 0.2 s wait (nor leave the thread behind).
+            if getattr(self, "_is_closed", True) or not hasattr(self, "_receive_thread"):
+                return super().close()
+            self._is_closed = True
+            self.queue.put_nowait(logging.makeLogRecord({"arena_wake": True}))
+            self._receive_thread.join(5.0)
+            self.sub_handler.close()
+            logging.Handler.close(self)
+
+    return Handler("arena-log", sub_handler=file)
+
+
+def _start_log(output: Path) -> logging.Handler:
+    """Log of the coordinator and of every worker (through multiprocessing-logging) in one file."""
     logger = logging.getLogger("arena")
-    handler = logging.FileHandler(output / "tournament.log", encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s %(message)s"))
+    file = _LogFile(output / "tournament.log", encoding="utf-8")
+    file.setFormatter(logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s %(message)s"))
+    handler = _mp_handler(file)
     logger.addHandler(handler)
     if logger.level == logging.NOTSET or logger.level > logging.INFO:
         logger.setLevel(logging.INFO)
-    multiprocessing_logging.install_mp_handler(logger)
     return handler
 
 
-def _stop_log(handler) -> None:
-    import multiprocessing_logging
-
-    logger = logging.getLogger("arena")
-    multiprocessing_logging.uninstall_mp_handler(logger)
-    for h in list(logger.handlers):
-        if h is handler or getattr(h, "sub_handler", None) is handler:
-            logger.removeHandler(h)
+def _stop_log(handler: logging.Handler) -> None:
+    """Flush and close the log; its receiving thread ends."""
+    logging.getLogger("arena").removeHandler(handler)
     handler.close()
