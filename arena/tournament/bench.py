@@ -8,8 +8,9 @@ is not the engine and the bots -- starting the pool, shipping requests and resul
 processes, storing every game in its own SQLite transaction, the progress bookkeeping --
 measured two ways:
 
-- ``overhead_N`` (wall): ``1 - sum(game durations) / (wall time x workers)``; honest on an
-  idle machine, inflated by anything else that competes for the cores;
+- ``overhead_N`` (wall): ``1 - sum(game function wall times) / (wall time x workers)``,
+  each game timed in its worker around the whole game function call; honest on an idle
+  machine, inflated by anything else that competes for the cores;
 - ``cpu_overhead_N``: the CPU time of the coordinator and of the workers outside the game
   function, as a share of all CPU time used by the run; insensitive to other load.
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import resource
 import tempfile
-import time
 from pathlib import Path
 
 from engine import RuleSpec
@@ -49,12 +49,14 @@ def _one(concurrency: int, rounds: int, play: str) -> dict:
         cfg = bench_config(Path(tmp) / "out", concurrency, rounds, play)
         cpu0 = _cpu()
         summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
-        time.sleep(0.05)  # let the last worker exit so its CPU time is counted
-        cpu = _cpu() - cpu0
+        cpu = _cpu() - cpu0  # the workers were waited for: their CPU time is counted
         store = Store.open(cfg.output, create=False)
-        busy = sum(g["duration_s"] or 0.0 for g in store.games())
+        stored = store.count()
         store.close()
+    if stored != summary["played"]:
+        raise RuntimeError(f"the benchmark stored {stored} games of the {summary['played']} it played")
     wall = summary["elapsed_s"]
+    busy = summary["game_wall_s"]
     return {"games": summary["played"], "wall_s": wall, "games_per_s": summary["played"] / wall,
             "overhead": max(0.0, 1.0 - busy / (wall * concurrency)),
             # with bot processes the bots' CPU time is not the game function's: no CPU figure
@@ -72,7 +74,7 @@ def _warm() -> None:
         play_inprocess(build_request(cfg, task, Path(".")))
 
 
-def bench_tournament(rounds: int = 12, play: str = "inprocess", repeat: int = 3) -> dict:
+def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 3) -> dict:
     """Play the fixed round robin at concurrency 1 and 2; games/s, speed-up and overhead.
 
     Each concurrency is run ``repeat`` times, alternating, and the fastest run of each is
