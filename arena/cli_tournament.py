@@ -113,7 +113,8 @@ def bench_tournament_cmd(
     result = bench_tournament(rounds=groups, play=play, repeat=repeat)
     if as_json:
         emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
-                                          "cpu_overhead_1", "cpu_overhead_2", "games")})
+                                          "cpu_overhead_1", "cpu_overhead_2", "games", "bare_games_per_s_1",
+                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2")})
         return
     typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
                f"best of {result['repeat']} runs")
@@ -121,5 +122,6 @@ def bench_tournament_cmd(
         cpu = result[f"cpu_overhead_{n}"]
         typer.echo(f"  concurrency {n}: {result[f'games_per_s_{n}']:.1f} games/s, runner overhead "
                    f"{result[f'overhead_{n}']:.1%} of worker wall time"
-                   + (f", {cpu:.1%} of CPU time" if cpu is not None else ""))
-    typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x")
+                   + (f", {cpu:.1%} of CPU time" if cpu is not None else "")
+                   + f"; {result[f'kept_of_bare_{n}']:.0%} of bare processes ({result[f'bare_games_per_s_{n}']:.1f} games/s)")
+    typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x (bare processes: {result['bare_speedup']:.2f}x)")

@@ -17,6 +17,16 @@ def test_bench_tournament_json_has_the_figures():
     assert figures["games_per_s_1"] > 0 and figures["games_per_s_2"] > 0
     assert figures["speedup"] == figures["games_per_s_2"] / figures["games_per_s_1"]
     assert 0 <= figures["overhead_1"] < 1 and 0 <= figures["cpu_overhead_2"] < 1
+    assert figures["bare_speedup"] == figures["bare_games_per_s_2"] / figures["bare_games_per_s_1"]
+    assert figures["kept_of_bare_1"] > 0 and figures["kept_of_bare_2"] > 0
+
+
+def test_bare_processes_share_the_games_and_play_each_once():
+    from arena.tournament import bench
+
+    bare = bench._bare(2, 1, "inprocess")
+    assert bare["games"] == 6 and len(bare["played"]) == 2 and sum(bare["played"]) == 6
+    assert bare["games_per_s"] > 0
 
 
 def test_bench_tournament_rejects_an_unknown_play_mode():

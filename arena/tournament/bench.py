@@ -9,16 +9,21 @@ processes, storing every game in its own SQLite transaction, the progress bookke
 measured two ways:
 
 - ``overhead_N`` (wall): ``1 - sum(game function wall times) / (wall time x workers)``,
-  each game timed in its worker around the whole game function call; honest on an idle
-  machine, inflated by anything else that competes for the cores;
+  each game timed in its worker around the whole game function call. It misses the time
+  the coordinator takes a core from a worker in the middle of a game (that lands in the
+  game's wall time), and anything else competing for the cores inflates it;
 - ``cpu_overhead_N``: the CPU time of the coordinator and of the workers outside the game
-  function, as a share of all CPU time used by the run; insensitive to other load.
+  function, as a share of all CPU time used by the run; less sensitive to other load.
+
+A third view needs no timing inside the run: the same games played by bare processes
+(no runner at all) give the machine's ceiling, and the runner's games/s are set against it.
 """
 
 from __future__ import annotations
 
 import resource
 import tempfile
+import time
 from pathlib import Path
 
 from engine import RuleSpec
@@ -63,6 +68,56 @@ def _one(concurrency: int, rounds: int, play: str) -> dict:
             "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu) if cpu > 0 and play == "inprocess" else None}
 
 
+def _bare_worker(fn, requests: list, counter, start, out) -> None:
+    """A bare process: wait for the start, then play the next unplayed game until none is left."""
+    start.wait()
+    t0 = time.perf_counter()
+    played = 0
+    while True:
+        with counter.get_lock():
+            i = counter.value
+            counter.value += 1
+        if i >= len(requests):
+            break
+        fn(requests[i])
+        played += 1
+    out.send((time.perf_counter() - t0, played))
+    out.close()
+
+
+def _bare(concurrency: int, rounds: int, play: str) -> dict:
+    """The same games without the runner: ``concurrency`` forked processes, already started,
+    take the next game from a shared counter and play it, nothing else (no pipes per game,
+    no store, no bookkeeping). The time from the start signal to the last one done is the
+    machine's own figure for this concurrency, the ceiling the runner is compared with."""
+    import multiprocessing
+
+    from .executors import execute
+    from .runner import build_request
+    from .schedule import schedule
+
+    cfg = bench_config(Path("."), concurrency, rounds, play)
+    requests = [build_request(cfg, task, Path(".")) for task in schedule(cfg)]
+    ctx = multiprocessing.get_context("fork")
+    counter, start = ctx.Value("i", 0), ctx.Event()
+    pipes, procs = [], []
+    for _ in range(concurrency):
+        recv, send = ctx.Pipe(duplex=False)
+        fn = (lambda request, play=play: execute({"request": request, "play": play}))
+        proc = ctx.Process(target=_bare_worker, args=(fn, requests, counter, start, send), daemon=True)
+        proc.start()
+        send.close()
+        pipes.append(recv)
+        procs.append(proc)
+    start.set()
+    done = [pipe.recv() for pipe in pipes]
+    for proc in procs:
+        proc.join()
+    wall = max(t for t, _ in done)
+    return {"games": len(requests), "played": [n for _, n in done], "wall_s": wall,
+            "games_per_s": len(requests) / wall}
+
+
 def _warm() -> None:
     """Play a few games in this process first: forked workers inherit warm engine caches."""
     from .inprocess import play_inprocess
@@ -79,17 +134,26 @@ def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 3)
 
     Each concurrency is run ``repeat`` times, alternating, and the fastest run of each is
     kept (the usual best-of-N: other load on the machine only ever slows a run down).
-    ``play="bots"`` plays the same games through the referee with bot processes; the
-    overhead then measures the runner against everything the referee does.
+    Before each run the same games are played by bare processes (:func:`_bare`); the best
+    of those is the machine's ceiling, and ``kept_of_bare_N`` the share of it the runner
+    keeps. ``play="bots"`` plays the same games through the referee with bot processes;
+    the overhead then measures the runner against everything the referee does.
     """
     _warm()
     runs: dict[int, list[dict]] = {1: [], 2: []}
+    bare: dict[int, list[dict]] = {1: [], 2: []}
     for _ in range(max(1, repeat)):
         for n in (1, 2):
+            bare[n].append(_bare(n, rounds, play))
             runs[n].append(_one(n, rounds, play))
     one, two = (max(runs[n], key=lambda r: r["games_per_s"]) for n in (1, 2))
+    bare1, bare2 = (max(bare[n], key=lambda r: r["games_per_s"]) for n in (1, 2))
+    kept = {1: one["games_per_s"] / bare1["games_per_s"], 2: two["games_per_s"] / bare2["games_per_s"]}
     return {"bots": ["greedy", "greedy-b", "greedy-c"], "play": play, "games": one["games"], "repeat": repeat,
             "games_per_s_1": one["games_per_s"], "games_per_s_2": two["games_per_s"],
             "speedup": two["games_per_s"] / one["games_per_s"], "overhead_1": one["overhead"],
             "overhead_2": two["overhead"], "cpu_overhead_1": one["cpu_overhead"],
-            "cpu_overhead_2": two["cpu_overhead"], "wall_s_1": one["wall_s"], "wall_s_2": two["wall_s"]}
+            "cpu_overhead_2": two["cpu_overhead"], "wall_s_1": one["wall_s"], "wall_s_2": two["wall_s"],
+            "bare_games_per_s_1": bare1["games_per_s"], "bare_games_per_s_2": bare2["games_per_s"],
+            "bare_speedup": bare2["games_per_s"] / bare1["games_per_s"],
+            "kept_of_bare_1": kept[1], "kept_of_bare_2": kept[2]}
