@@ -13,12 +13,23 @@ from .errors import UsageError
 
 @command("validate")
 def validate_cmd(
-    file: Path = typer.Argument(..., help="A tournament file (YAML)."),
+    file: Path = typer.Argument(..., help="A tournament or experiment file (YAML)."),
 ) -> None:
-    """Check a tournament file against the schema without running it."""
+    """Check a tournament file (or an experiment file, which has rule_sets) without running it."""
     from .tournament.config import load_config
     from .tournament.schedule import group_count, total_games
+    from .tournament.yamlsource import load_with_lines
 
+    doc = load_with_lines(file).value
+    if isinstance(doc, dict) and "rule_sets" in doc:
+        from .experiment import load_experiment
+
+        exp = load_experiment(file)
+        base = exp.base
+        typer.echo(f"{file}: valid experiment. {exp.name}: {len(exp.rule_sets)} rule sets "
+                   f"({', '.join(r.name for r in exp.rule_sets)}), {len(base.bots)} bots, {base.seats} seats, "
+                   f"{total_games(base)} games per rule set, output {base.output}")
+        return
     cfg = load_config(file)
     kind = "at most " if cfg.format == "sprt" else ""
     typer.echo(f"{file}: valid. {cfg.name}: {cfg.format}, {len(cfg.bots)} bots, {cfg.seats} seats, rules "

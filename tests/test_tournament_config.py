@@ -186,3 +186,26 @@ def test_shipped_tournament_files_are_valid(name):
     from pathlib import Path
     cfg = load_config(Path(__file__).parent.parent / "tournaments" / name)
     assert cfg.name
+
+
+def test_every_shipped_file_passes_arena_validate():
+    from pathlib import Path
+    for path in sorted((Path(__file__).parent.parent / "tournaments").glob("*.yaml")):
+        result = CliRunner().invoke(app, ["validate", str(path)])
+        assert result.exit_code == 0, (path.name, result.output)
+
+
+def test_validate_checks_an_experiment_file_as_one(tmp_path):
+    text = GOOD.replace("format: round-robin\nrounds: 2\n", "games: 4\n") + (
+        "rule_sets:\n  - {name: base}\n  - {name: rev, variants: [revised]}\n")
+    result = CliRunner().invoke(app, ["validate", str(write(tmp_path, text))])
+    assert result.exit_code == 0, result.output
+    assert "valid experiment" in result.output and "2 rule sets (base, rev)" in result.output
+    bad = text.replace("variants: [revised]", "variants: [revisd]")
+    result = CliRunner().invoke(app, ["validate", str(write(tmp_path, bad))])
+    assert result.exit_code == 2 and "field 'rule_sets[1].variants'" in result.output
+
+
+def test_a_tournament_file_with_rule_sets_points_to_arena_experiment(tmp_path):
+    msg = error_of(tmp_path, GOOD + "rule_sets: []\n")
+    assert "field 'rule_sets'" in msg and "arena experiment" in msg

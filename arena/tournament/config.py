@@ -129,6 +129,8 @@ def validate(src: Source) -> TournamentConfig:
     if not isinstance(doc, dict):
         raise src.error((), "a tournament file must be a mapping of fields (name, bots, format, ...)")
     for key in doc:
+        if key == "rule_sets":
+            raise src.error((key,), "rule_sets make this an experiment file: run it with `arena experiment FILE`")
         if key not in TOP_KEYS:
             raise src.error((key,), f"unknown key (known keys: {', '.join(TOP_KEYS)})")
     if "name" not in doc:
