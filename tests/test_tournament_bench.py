@@ -32,3 +32,12 @@ def test_bare_processes_share_the_games_and_play_each_once():
 def test_bench_tournament_rejects_an_unknown_play_mode():
     result = CliRunner().invoke(app, ["bench", "tournament", "--play", "fast"])
     assert result.exit_code == 2 and "give inprocess or bots" in result.output
+
+
+def test_bare_processes_with_bot_processes_leave_nothing_in_the_working_folder(tmp_path, monkeypatch):
+    from arena.tournament import bench
+
+    monkeypatch.chdir(tmp_path)
+    bare = bench._bare(2, 1, "bots")
+    assert sum(bare["played"]) == 6
+    assert list(tmp_path.iterdir()) == []  # the bots' logs went to a temporary folder

@@ -90,14 +90,19 @@ def _bare(concurrency: int, rounds: int, play: str) -> dict:
     take the next game from a shared counter and play it, nothing else (no pipes per game,
     no store, no bookkeeping). The time from the start signal to the last one done is the
     machine's own figure for this concurrency, the ceiling the runner is compared with."""
-    import multiprocessing
-
-    from .executors import execute
     from .runner import build_request
     from .schedule import schedule
 
-    cfg = bench_config(Path("."), concurrency, rounds, play)
-    requests = [build_request(cfg, task, Path(".")) for task in schedule(cfg)]
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:  # bot logs, with bot processes
+        cfg = bench_config(Path(tmp), concurrency, rounds, play)
+        return _bare_run(concurrency, [build_request(cfg, task, Path(tmp)) for task in schedule(cfg)], play)
+
+
+def _bare_run(concurrency: int, requests: list, play: str) -> dict:
+    import multiprocessing
+
+    from .executors import execute
+
     ctx = multiprocessing.get_context("fork")
     counter, start = ctx.Value("i", 0), ctx.Event()
     pipes, procs = [], []
