@@ -51,3 +51,42 @@ def test_dask_local_cluster_gives_the_same_results_as_the_local_pool(tmp_path):
     hosts = {w for (w,) in store.conn.execute("SELECT worker FROM games")}
     assert len(hosts) >= 1 and all(":" in h for h in hosts)
     assert all(Path(p).exists() for (p,) in store.conn.execute("SELECT replay_path FROM games"))
+
+
+def dying_game(request: dict) -> dict:
+    """Kills its Dask worker process the first time it plays the chosen deal (a marker file remembers)."""
+    import os
+
+    from arena.tournament.inprocess import play_inprocess
+
+    marker = Path(os.environ["ARENA_TEST_MARKER"])
+    if request["seed"] == int(os.environ["ARENA_TEST_SEED"]) and not marker.exists():
+        marker.write_text("died")
+        os._exit(9)
+    return play_inprocess(request)
+
+
+@pytest.mark.slow
+def test_a_dask_worker_death_is_reported_and_its_game_played_again(tmp_path, monkeypatch):
+    from distributed import LocalCluster
+
+    from arena.tournament.schedule import schedule
+
+    cfg = replace(config(tmp_path / "dask"), executor="dask", replays=False)
+    victim = list(schedule(cfg))[3]
+    monkeypatch.setenv("ARENA_TEST_MARKER", str(tmp_path / "died"))
+    monkeypatch.setenv("ARENA_TEST_SEED", str(victim.seed))
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        cfg = replace(cfg, address=cluster.scheduler_address)
+        summary = run_tournament(cfg, game_fn=dying_game, progress=False)
+    assert (tmp_path / "died").exists()  # the worker did die
+    assert summary["worker_deaths"] >= 1 and summary["played"] == summary["stored"] == total_games(cfg)
+    store = Store.open(tmp_path / "dask", create=False)
+    try:
+        events = store.events("worker-died")
+        keys = [k for (k,) in store.conn.execute("SELECT key FROM games")]
+    finally:
+        store.close()
+    same_deal = [t.key for t in schedule(cfg) if t.seed == victim.seed]  # a group's games share the deal
+    assert any(k in e["detail"] and "dask worker" in e["detail"] for e in events for k in same_deal), events
+    assert sorted(keys) == sorted(t.key for t in schedule(cfg))  # every game once, the victim's too

@@ -3,9 +3,10 @@
 The coordinator (``arena run``) connects a :class:`distributed.Client` to the scheduler,
 submits games lazily (two per worker thread in flight) and stores results as they come
 back -- the database stays on the coordinator's machine. Dask itself re-runs a task whose
-worker died; a task that killed ``distributed.scheduler.allowed-failures`` workers comes
-back as ``KilledWorker``: it is reported as a worker death and rescheduled, at most
-``MAX_ATTEMPTS`` times. Workers need the project installed (``pip install '.[cluster]'``).
+worker died; the coordinator follows the scheduler's ``remove-worker`` events and reports
+every unexpected worker death with the games it was playing. A task that killed
+``distributed.scheduler.allowed-failures`` workers comes back as ``KilledWorker``: it is
+rescheduled by the coordinator, at most ``MAX_ATTEMPTS`` times. Workers need the project installed (``pip install '.[cluster]'``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,21 @@ class DaskExecutor:
         attempts: dict[str, int] = {}
         inflight: dict = {}
         pending = as_completed([], loop=client.loop)  # the client is not the default one
+        deaths: deque = deque()  # appended on the client's event-loop thread, read here
+
+        def on_event(event) -> None:
+            msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
+            if isinstance(msg, dict) and msg.get("action") == "remove-worker" and not msg.get("expected"):
+                deaths.append((msg.get("worker", "?"), set(msg.get("processing-tasks") or ())))
+
+        def report_deaths() -> None:
+            while deaths:
+                worker, keys = deaths.popleft()
+                games = sorted(inflight[k][1].key for k in keys if k in inflight)
+                if games:
+                    on_death(games, f"dask worker {worker} died during {len(games)} game(s); dask runs them again")
+
+        client.subscribe_topic("all", on_event)
 
         def fill():
             while len(inflight) < limit and not stop():
@@ -66,6 +82,7 @@ class DaskExecutor:
             fill()
             while inflight:
                 fut = next(pending)
+                report_deaths()
                 _, task = inflight.pop(fut.key)
                 try:
                     yield task, fut.result()
@@ -88,6 +105,10 @@ class DaskExecutor:
                         other.cancel()
                     inflight.clear()
         finally:
+            try:
+                client.unsubscribe_topic("all")
+            except Exception:  # the connection may be gone already
+                pass
             if self._own:
                 client.close()
                 self.client = None
