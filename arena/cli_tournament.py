@@ -116,7 +116,13 @@ def bench_tournament_cmd(
     play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead."""
+    """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead.
+
+    Three copies of greedy play each other (two seats, base rules); every run goes into a
+    fresh database. The overhead is given as a share of the workers' wall time and of all
+    CPU time, and the same games are also played by bare processes (no runner at all): the
+    machine's ceiling, printed beside the runner's games/s and speed-up.
+    """
     from .tournament.bench import bench_tournament
 
     if play not in ("inprocess", "bots"):
