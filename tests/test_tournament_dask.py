@@ -12,6 +12,7 @@ from arena.tournament.config import BotEntry, TournamentConfig
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import total_games
 from arena.tournament.store import Store
+from dying import die_the_first_time
 
 distributed = pytest.importorskip("distributed")
 
@@ -54,15 +55,10 @@ def test_dask_local_cluster_gives_the_same_results_as_the_local_pool(tmp_path):
 
 
 def dying_game(request: dict) -> dict:
-    """Kills its Dask worker process the first time it plays the chosen deal (a marker file remembers)."""
-    import os
-
+    """Kills its Dask worker process the first time it plays the chosen deal."""
     from arena.tournament.inprocess import play_inprocess
 
-    marker = Path(os.environ["ARENA_TEST_MARKER"])
-    if request["seed"] == int(os.environ["ARENA_TEST_SEED"]) and not marker.exists():
-        marker.write_text("died")
-        os._exit(9)
+    die_the_first_time(request)
     return play_inprocess(request)
 
 

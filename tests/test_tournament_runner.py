@@ -26,6 +26,7 @@ from arena.tournament.config import BotEntry, TournamentConfig, load_config
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import schedule, total_games
 from arena.tournament.store import Store, StoreError
+from dying import die_the_first_time
 
 STRENGTH = {"strong": 2.0, "mid": 1.0, "weak": 0.0}
 
@@ -49,11 +50,8 @@ def fake_game(request: dict) -> dict:
 
 
 def dying_game(request: dict) -> dict:
-    """Kills its worker process the first time it plays the chosen deal (a marker file remembers)."""
-    marker = Path(os.environ["ARENA_TEST_MARKER"])
-    if request["seed"] == int(os.environ["ARENA_TEST_SEED"]) and not marker.exists():
-        marker.write_text("died")
-        os._exit(9)
+    """Kills its worker process the first time it plays the chosen deal."""
+    die_the_first_time(request)
     return fake_game(request)
 
 
