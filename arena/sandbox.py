@@ -4,7 +4,10 @@
 - ``basic``: also a fresh temporary working directory, a scrubbed environment (only
   ``PATH``, locale, ``TZ``, ``PYTHONPATH``; ``HOME`` and ``TMPDIR`` point to the working
   directory) and rlimits on CPU time, open files, file size, and no core dumps.
-- ``strict``: basic, plus an unprivileged user (``nobody``) when the arena runs as root,
+- ``strict``: basic, plus an unprivileged user (``nobody``) when the arena runs as root
+  (a program below a directory ``nobody`` cannot enter, such as an interpreter under
+  ``/root``, is reached through a *path bridge*: in a private mount namespace the closed
+  directory is replaced by a stand-in exposing only the program's path),
   no network (a fresh network namespace), and memory and process-count limits through
   cgroups (v2, or v1 ``memory`` and ``pids`` hierarchies) where they are writable; without
   a memory cgroup, the bot's resident memory is polled instead and the bot killed above
@@ -37,6 +40,8 @@ from .transport import session_members
 
 TIERS = ("none", "basic", "strict")
 CLONE_NEWNET = 0x40000000
+CLONE_NEWNS = 0x00020000
+MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
 _counter = itertools.count()
 
@@ -82,6 +87,24 @@ def netns_available() -> tuple[bool, str]:
     return True, ""
 
 
+def _unshare_mounts() -> None:
+    libc = _libc()
+    if libc.unshare(CLONE_NEWNS) != 0 or libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+@lru_cache(maxsize=1)
+def mountns_available() -> tuple[bool, str]:
+    """Whether a child may enter a private mount namespace (for path bridges), and why not."""
+    true = shutil.which("true") or "/bin/true"
+    try:
+        subprocess.run([true], preexec_fn=_unshare_mounts, check=True, timeout=10,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return False, f"cannot create a mount namespace ({exc})"
+    return True, ""
+
+
 @lru_cache(maxsize=1)
 def unprivileged_user() -> tuple[int, int] | None:
     """``(uid, gid)`` of ``nobody`` when the arena runs as root, else None."""
@@ -108,6 +131,51 @@ def world_accessible(path: str) -> bool:
     return True
 
 
+def bridge_plan(files: list[str]) -> dict[str, list[str]] | None:
+    """How user ``nobody`` can reach ``files`` that sit below a directory it cannot search
+    (an interpreter under ``/root``): ``{blocking directory: [child names to expose]}``.
+
+    None when a file cannot be bridged: it is not readable by others itself, or more than
+    one directory on its path is closed to them."""
+    plan: dict[str, list[str]] = {}
+    for name in files:
+        path = Path(name).resolve()
+        try:
+            if not path.stat().st_mode & 0o004:
+                return None
+            closed = [d for d in path.parents if not d.stat().st_mode & 0o001]
+        except OSError:
+            return None
+        if len(closed) != 1 or closed[0] == Path("/"):
+            return None
+        child = path.relative_to(closed[0]).parts[0]
+        children = plan.setdefault(str(closed[0]), [])
+        if child not in children:
+            children.append(child)
+    return plan
+
+
+def _make_bridges(plan: dict[str, list[str]]) -> tuple[str, list[tuple[bytes, bytes]]]:
+    """A root-owned folder standing in for each closed directory (mode 0755, holding only the
+    children to expose), and the bind mounts that put it in place, in order."""
+    top = tempfile.mkdtemp(prefix="arena-bridge-")
+    os.chmod(top, 0o755)
+    mounts: list[tuple[bytes, bytes]] = []
+    for i, (closed, children) in enumerate(sorted(plan.items())):
+        stand_in = os.path.join(top, str(i))
+        os.mkdir(stand_in, 0o755)
+        for child in children:
+            source = os.path.join(closed, child)
+            target = os.path.join(stand_in, child)
+            if os.path.isdir(source):
+                os.mkdir(target, 0o755)
+            else:
+                open(target, "wb").close()
+            mounts.append((os.fsencode(source), os.fsencode(target)))
+        mounts.append((os.fsencode(stand_in), os.fsencode(closed)))
+    return top, mounts
+
+
 # ---------------------------------------------------------------- one bot's launch
 @dataclass
 class Launch:
@@ -123,6 +191,7 @@ class Launch:
     rss_limit: int = 0
     rss_poll_s: float = 0.1
     tmpdir: str | None = None
+    bridge: str | None = None
     _exceeded: bool = False
     _stop: threading.Event = field(default_factory=threading.Event)
 
@@ -182,6 +251,9 @@ class Launch:
         if self.tmpdir:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
             self.tmpdir = None
+        if self.bridge:
+            shutil.rmtree(self.bridge, ignore_errors=True)
+            self.bridge = None
 
 
 class Sandbox:
@@ -212,7 +284,8 @@ class Sandbox:
         rlimits = [(which, _capped(which, value)) for which, value in
                    ((resource.RLIMIT_CPU, lim.cpu_s), (resource.RLIMIT_NOFILE, lim.nofile),
                     (resource.RLIMIT_FSIZE, lim.fsize_mb << 20), (resource.RLIMIT_CORE, 0))]
-        unshare = setuid = None
+        unshare, setuid = 0, None
+        mounts: list[tuple[bytes, bytes]] = []
         procs: list[bytes] = []
         if self.tier == "strict":
             user = unprivileged_user()
@@ -222,16 +295,26 @@ class Sandbox:
                 launch.unavailable.append({"protection": "unprivileged_user", "reason": reason})
             else:
                 blocked = [a for a in _program_files(argv, env) if not world_accessible(a)]
+                plan = bridge_plan(blocked) if blocked else {}
+                if blocked and plan and mountns_available()[0]:
+                    # the bot sees each closed directory as a stand-in holding only the
+                    # paths it needs, in a mount namespace of its own
+                    launch.bridge, mounts = _make_bridges(plan)
+                    unshare |= CLONE_NEWNS
+                    launch.protections.append("path_bridge")
+                    blocked = []
                 if blocked:
+                    why = "" if plan is None else f" and {mountns_available()[1]}"
                     launch.unavailable.append({"protection": "unprivileged_user", "reason":
-                                               f"{blocked[0]} is not readable by user nobody, so the bot runs as root"})
+                                               f"{blocked[0]} is not readable by user nobody{why}, so the bot "
+                                               "runs as root"})
                 else:
                     setuid = user
                     os.chown(launch.tmpdir, *user)
                     launch.protections.append("unprivileged_user")
             ok, reason = netns_available()
             if ok:
-                unshare = _libc().unshare
+                unshare |= CLONE_NEWNET
                 launch.protections.append("no_network")
             else:
                 launch.unavailable.append({"protection": "no_network", "reason": reason})
@@ -256,7 +339,7 @@ class Sandbox:
                 launch.protections.append("cgroup_pids")
             else:
                 launch.unavailable.append({"protection": "cgroup_pids", "reason": reason or "no pids controller"})
-        launch.preexec_fn = _make_preexec(rlimits, procs, unshare, setuid)
+        launch.preexec_fn = _make_preexec(rlimits, procs, unshare, mounts, setuid)
         return launch
 
     def cleanup(self) -> None:
@@ -295,8 +378,13 @@ def _program_files(argv: list[str], env: dict) -> list[str]:
     return out
 
 
-def _make_preexec(rlimits, procs, unshare, setuid):
-    """The function the child runs between fork and exec (no allocation-heavy work)."""
+def _make_preexec(rlimits, procs, unshare: int, mounts: list[tuple[bytes, bytes]], setuid):
+    """The function the child runs between fork and exec (no allocation-heavy work).
+
+    In order: join the cgroup, enter new namespaces (network; mounts, made private before
+    the bridges' bind mounts so nothing leaks to the host), set the rlimits, drop to the
+    unprivileged user."""
+    libc = _libc() if unshare else None
 
     def preexec() -> None:
         pid = str(os.getpid()).encode()
@@ -306,8 +394,15 @@ def _make_preexec(rlimits, procs, unshare, setuid):
                 os.write(fd, pid)
             finally:
                 os.close(fd)
-        if unshare is not None and unshare(CLONE_NEWNET) != 0:
-            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
+        if unshare:
+            if libc.unshare(unshare) != 0:
+                raise OSError(ctypes.get_errno(), "unshare() failed")
+            if unshare & CLONE_NEWNS:
+                if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+                    raise OSError(ctypes.get_errno(), "making the mounts private failed")
+                for source, target in mounts:
+                    if libc.mount(source, target, None, MS_BIND | MS_REC, None) != 0:
+                        raise OSError(ctypes.get_errno(), "a path bridge's bind mount failed")
         for which, value in rlimits:
             resource.setrlimit(which, (value, value))
         if setuid is not None:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Limits, Sandbox, SandboxError, cgroup_layout, netns_available, unprivileged_user
+from arena.sandbox import (Limits, Sandbox, SandboxError, bridge_plan, cgroup_layout, mountns_available,
+                           netns_available, unprivileged_user, world_accessible)
 from arena.transport import LineTransport
 from proc_check import assert_gone
 
@@ -116,6 +117,74 @@ def test_strict_keeps_root_with_a_reason_when_nobody_cannot_read_the_program(tmp
     launch.cleanup()
     assert "unprivileged_user" not in launch.protections
     assert any(u["protection"] == "unprivileged_user" and "not readable by user nobody" in u["reason"] for u in launch.unavailable)
+
+
+def read_lines(launch, n: int) -> list[bytes]:
+    t = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn, on_kill=launch.kill_extra)
+    t.start()
+    try:
+        return [t.read_line(time.perf_counter() + 10)[0] for _ in range(n)]
+    finally:
+        t.close()
+        launch.cleanup()
+
+
+@pytest.mark.skipif(unprivileged_user() is None or not mountns_available()[0],
+                    reason="needs root and mount namespaces")
+def test_strict_bridges_a_closed_directory_and_shows_the_bot_only_its_own_path():
+    import shutil
+    import tempfile
+
+    closed = Path(tempfile.mkdtemp(prefix="arena-test-closed-"))  # mode 0700, like /root
+    try:
+        (closed / "secret.txt").write_text("root only")
+        (closed / "bot").mkdir(mode=0o755)
+        prog = closed / "bot" / "bot.sh"
+        prog.write_text(f"#!/bin/sh\nid -u\nls -a {closed} | tr '\\n' ' '; echo\n")
+        prog.chmod(0o755)
+        assert not world_accessible(str(prog)) and bridge_plan([str(prog)]) == {str(closed): ["bot"]}
+        launch = Sandbox("strict").prepare([str(prog)])
+        bridge = launch.bridge
+        uid, listing = read_lines(launch, 2)
+        assert int(uid) == unprivileged_user()[0]
+        assert {"path_bridge", "unprivileged_user"} <= set(launch.protections)
+        assert listing.split() == [b".", b"..", b"bot"]  # secret.txt is not in the bot's view
+        assert sorted(p.name for p in closed.iterdir()) == ["bot", "secret.txt"]  # the host's view is unchanged
+        assert bridge and not os.path.exists(bridge)  # the stand-in folder went with the bot
+    finally:
+        shutil.rmtree(closed)
+
+
+@pytest.mark.skipif(unprivileged_user() is None or not mountns_available()[0],
+                    reason="needs root and mount namespaces")
+def test_a_python_bot_runs_as_nobody_under_strict_when_its_interpreter_can_be_bridged():
+    exe = os.path.realpath(sys.executable)
+    if not world_accessible(exe) and bridge_plan([exe]) is None:
+        pytest.skip(f"{exe} sits below two closed directories")
+    launch = Sandbox("strict").prepare([sys.executable, "-c", "import os; print(os.getuid(), flush=True)"])
+    assert int(read_lines(launch, 1)[0]) == unprivileged_user()[0]
+    assert "unprivileged_user" in launch.protections
+
+
+def test_a_bridge_is_refused_for_a_file_others_cannot_read_or_two_closed_directories():
+    import shutil
+    import tempfile
+
+    private = Path(tempfile.mkdtemp(prefix="arena-test-closed-"))  # closed, in the open /tmp
+    try:
+        inner = private / "b"
+        inner.mkdir(mode=0o755)
+        prog = inner / "bot.sh"
+        prog.write_text("#!/bin/sh\n")
+        prog.chmod(0o755)
+        assert bridge_plan([str(prog)]) == {str(private): ["b"]}
+        inner.chmod(0o700)
+        assert bridge_plan([str(prog)]) is None  # two closed directories on the path
+        inner.chmod(0o755)
+        prog.chmod(0o700)
+        assert bridge_plan([str(prog)]) is None  # the file itself is closed to others
+    finally:
+        shutil.rmtree(private)
 
 
 @pytest.mark.skipif(not cgroup_layout()[0], reason="no writable cgroup hierarchy on this machine")
