@@ -112,7 +112,7 @@ def standings_cmd(
 @guarded
 def bench_tournament_cmd(
     groups: int = typer.Option(48, "--groups", min=1, help="Seat-rotated groups per pairing."),
-    repeat: int = typer.Option(3, "--repeat", min=1, help="Runs per concurrency; the fastest counts."),
+    repeat: int = typer.Option(5, "--repeat", min=1, help="Runs per concurrency; the fastest counts."),
     play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:

@@ -134,7 +134,7 @@ def _warm() -> None:
         play_inprocess(build_request(cfg, task, Path(".")))
 
 
-def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 3) -> dict:
+def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5) -> dict:
     """Play the fixed round robin at concurrency 1 and 2; games/s, speed-up and overhead.
 
     Each concurrency is run ``repeat`` times, alternating, and the fastest run of each is
