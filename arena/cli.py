@@ -20,10 +20,15 @@ from .errors import ArenaError, UsageError
 app = typer.Typer(
     name="arena",
     help=(
-        "Project L bot arena: play games between bots, replay them, and measure the engine.\n\n"
-        "Bots are named (see `arena bots`) or given as commands; rules are the base game plus "
-        "variants (see `arena variants`). Every command prints a sentence and exits non-zero "
-        "on bad input."
+        "Project L bot arena: bots written in any language play Project L through a JSON "
+        "protocol on stdin/stdout, each in its own sandboxed process under a clock.\n\n"
+        "Tournaments come from YAML files (`arena validate`, `arena run`, `arena standings`); "
+        "Elo ladders live in `arena league`; `arena experiment` plays the same deals under "
+        "several rule sets to test house rules at scale; `arena replay` and `arena index` show "
+        "what happened. Bots are named (see `arena bots`) or given as commands; rules are the "
+        "base game plus variants (see `arena variants`). Every command prints a sentence and "
+        "exits non-zero on bad input.\n\n"
+        "Start with: arena run tournaments/demo.yaml"
     ),
     no_args_is_help=True,
     add_completion=False,
