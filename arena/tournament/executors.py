@@ -73,10 +73,11 @@ def execute(payload: dict) -> dict:
     return {"outcome": outcome, "worker": _WORKER or _worker_name(), "cpu_s": cpu, "wall_s": wall}
 
 
-_WORKER = ""
+_WORKER = ""  # "host:pid", set once in each local worker process
 
 
 def _worker_name() -> str:
+    """``host:pid`` of the process playing a game (stored with the game)."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
