@@ -42,38 +42,19 @@ def config_json(cfg: TournamentConfig) -> dict:
             "bots": [b.name for b in cfg.bots], "scheduled": total_games(cfg)}
 
 
-class Requests:
-    """The ``play_game`` requests of one tournament's games; what every game shares is built once."""
-
-    def __init__(self, cfg: TournamentConfig, output: Path):
-        self.cfg = cfg
-        self.replays = output / "replays" if cfg.replays else None
-        self.log_dir = str(output / "logs")
-        self.seats: dict[tuple[str, str], dict] = {}
-
-    def seat(self, name: str, label: str) -> dict:
-        """The ``seats`` entry of bot ``name`` playing as ``label`` (a fresh copy)."""
-        entry = self.seats.get((name, label))
-        if entry is None:
-            entry = self.seats[name, label] = self.cfg.bot(name).seat_request(label)
-        return {**entry, "cmd": list(entry["cmd"]) if entry["cmd"] else None, "options": dict(entry["options"])}
-
-    def __call__(self, task: GameTask) -> dict:
-        cfg = self.cfg
-        seen: dict[str, int] = {}
-        seats = []
-        for name in task.bots:
-            seen[name] = seen.get(name, 0) + 1
-            seats.append(self.seat(name, name if seen[name] == 1 else f"{name}#{seen[name]}"))
-        replay = str(self.replays / f"{task.group:06d}-{task.rotation}.json") if self.replays else None
-        return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
-                "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
-                "pause_idle": cfg.pause_idle, "replay_path": replay, "log_dir": self.log_dir}
-
-
 def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
     """The ``play_game`` request of one scheduled game."""
-    return Requests(cfg, output)(task)
+    seen: dict[str, int] = {}
+    seats = []
+    for name in task.bots:
+        seen[name] = seen.get(name, 0) + 1
+        label = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        seats.append(cfg.bot(name).seat_request(label))
+    replay = output / "replays" / f"{task.group:06d}-{task.rotation}.json" if cfg.replays else None
+    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
+            "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
+            "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
+            "log_dir": str(output / "logs")}
 
 
 def _die_with_parent() -> None:
@@ -162,10 +143,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             executor = LocalExecutor(cfg.concurrency, initializer=_die_with_parent)
     state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
 
-    requests = Requests(cfg, output)
-
     def payload(task: GameTask) -> dict:
-        return {"key": task.key, "request": requests(task), "play": cfg.play, "game_fn": game_fn}
+        return {"key": task.key, "request": build_request(cfg, task, output), "play": cfg.play, "game_fn": game_fn}
 
     def on_death(keys: list[str], detail: str) -> None:
         summary["worker_deaths"] += 1
