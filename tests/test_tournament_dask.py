@@ -86,3 +86,24 @@ def test_a_dask_worker_death_is_reported_and_its_game_played_again(tmp_path, mon
     same_deal = [t.key for t in schedule(cfg) if t.seed == victim.seed]  # a group's games share the deal
     assert any(k in e["detail"] and "dask worker" in e["detail"] for e in events for k in same_deal), events
     assert sorted(keys) == sorted(t.key for t in schedule(cfg))  # every game once, the victim's too
+
+
+@pytest.mark.slow
+def test_a_game_that_kills_its_worker_past_allowed_failures_is_rescheduled_by_the_coordinator(tmp_path, monkeypatch):
+    import dask
+    from distributed import LocalCluster
+
+    from arena.tournament.schedule import schedule
+
+    cfg = replace(config(tmp_path / "dask"), executor="dask", replays=False)
+    victim = list(schedule(cfg))[5]
+    monkeypatch.setenv("ARENA_TEST_MARKER", str(tmp_path / "died"))
+    monkeypatch.setenv("ARENA_TEST_SEED", str(victim.seed))
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):  # the first death is KilledWorker
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            cfg = replace(cfg, address=cluster.scheduler_address)
+            summary = run_tournament(cfg, game_fn=dying_game, progress=False)
+    assert (tmp_path / "died").exists()
+    assert summary["worker_deaths"] == 1  # one death, reported once (not again for the KilledWorker)
+    assert summary["played"] == summary["stored"] == total_games(cfg) and summary["failed"] == 0
+    assert sorted(results(tmp_path / "dask")) == sorted(t.key for t in schedule(cfg))

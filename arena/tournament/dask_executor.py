@@ -53,6 +53,7 @@ class DaskExecutor:
         inflight: dict = {}
         pending = as_completed([], loop=client.loop)  # the client is not the default one
         deaths: deque = deque()  # appended on the client's event-loop thread, read here
+        games_of: dict[str, str] = {}  # every submitted future's key -> its game's key
 
         def on_event(event) -> None:
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
@@ -62,11 +63,9 @@ class DaskExecutor:
         def report_deaths() -> None:
             while deaths:
                 worker, keys = deaths.popleft()
-                games = sorted(inflight[k][1].key for k in keys if k in inflight)
+                games = sorted(games_of[k] for k in keys if k in games_of)
                 if games:
                     on_death(games, f"dask worker {worker} died during {len(games)} game(s); dask runs them again")
-
-        client.subscribe_topic("all", on_event)
 
         def fill():
             while len(inflight) < limit and not stop():
@@ -76,9 +75,15 @@ class DaskExecutor:
                 fut = client.submit(execute, payload(task), key=f"game-{task.key}-{attempts.get(task.key, 0)}",
                                     pure=False)
                 inflight[fut.key] = (fut, task)
+                games_of[fut.key] = task.key
                 pending.add(fut)
 
         try:
+            try:
+                client.subscribe_topic("all", on_event)
+                followed = True
+            except Exception:  # an older scheduler: deaths are only heard of through KilledWorker
+                followed = False
             fill()
             while inflight:
                 fut = next(pending)
@@ -92,7 +97,8 @@ class DaskExecutor:
                         yield task, given_up
                     else:
                         retry.append(task)
-                    on_death([task.key], f"dask workers died running the game ({_describe(exc)}); rescheduled")
+                    if not followed:  # otherwise each death was reported from its event
+                        on_death([task.key], f"dask workers died running the game ({_describe(exc)}); rescheduled")
                 except ArenaError as exc:
                     yield task, exc
                 except Exception as exc:
@@ -104,6 +110,7 @@ class DaskExecutor:
                     for other, _t in inflight.values():
                         other.cancel()
                     inflight.clear()
+            report_deaths()  # an event that came after its game's result
         finally:
             try:
                 client.unsubscribe_topic("all")
