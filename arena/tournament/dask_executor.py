@@ -6,7 +6,8 @@ back -- the database stays on the coordinator's machine. Dask itself re-runs a t
 worker died; the coordinator follows the scheduler's ``remove-worker`` events and reports
 every unexpected worker death with the games it was playing. A task that killed
 ``distributed.scheduler.allowed-failures`` workers comes back as ``KilledWorker``: it is
-rescheduled by the coordinator, at most ``MAX_ATTEMPTS`` times. Workers need the project installed (``pip install '.[cluster]'``).
+rescheduled by the coordinator, at most ``MAX_ATTEMPTS`` times. Workers need the project
+installed (``pip install '.[cluster]'``).
 """
 
 from __future__ import annotations
