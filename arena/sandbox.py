@@ -75,16 +75,22 @@ def _unshare_net() -> None:
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
+def _child_survives(preexec) -> str:
+    """Run ``true`` with ``preexec`` between fork and exec: "" if it worked, else why not."""
+    true = shutil.which("true") or "/bin/true"
+    try:
+        subprocess.run([true], preexec_fn=preexec, check=True, timeout=10,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    return ""
+
+
 @lru_cache(maxsize=1)
 def netns_available() -> tuple[bool, str]:
     """Whether a child may enter a fresh network namespace, and why not."""
-    true = shutil.which("true") or "/bin/true"
-    try:
-        subprocess.run([true], preexec_fn=_unshare_net, check=True, timeout=10,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return False, f"cannot create a network namespace ({exc}); the bot has the host's network"
-    return True, ""
+    why = _child_survives(_unshare_net)
+    return (False, f"cannot create a network namespace ({why}); the bot has the host's network") if why else (True, "")
 
 
 def _unshare_mounts() -> None:
@@ -96,13 +102,8 @@ def _unshare_mounts() -> None:
 @lru_cache(maxsize=1)
 def mountns_available() -> tuple[bool, str]:
     """Whether a child may enter a private mount namespace (for path bridges), and why not."""
-    true = shutil.which("true") or "/bin/true"
-    try:
-        subprocess.run([true], preexec_fn=_unshare_mounts, check=True, timeout=10,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return False, f"cannot create a mount namespace ({exc})"
-    return True, ""
+    why = _child_survives(_unshare_mounts)
+    return (False, f"cannot create a mount namespace ({why})") if why else (True, "")
 
 
 @lru_cache(maxsize=1)

@@ -62,48 +62,43 @@ def dying_game(request: dict) -> dict:
     return play_inprocess(request)
 
 
-@pytest.mark.slow
-def test_a_dask_worker_death_is_reported_and_its_game_played_again(tmp_path, monkeypatch):
-    from distributed import LocalCluster
+def run_with_a_dying_worker(tmp_path, monkeypatch, victim: int, allowed_failures: int | None = None):
+    """Play the tournament on a LocalCluster where the game of deal ``victim`` kills its worker once."""
+    import contextlib
 
-    from arena.tournament.schedule import schedule
-
-    cfg = replace(config(tmp_path / "dask"), executor="dask", replays=False)
-    victim = list(schedule(cfg))[3]
-    monkeypatch.setenv("ARENA_TEST_MARKER", str(tmp_path / "died"))
-    monkeypatch.setenv("ARENA_TEST_SEED", str(victim.seed))
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        cfg = replace(cfg, address=cluster.scheduler_address)
-        summary = run_tournament(cfg, game_fn=dying_game, progress=False)
-    assert (tmp_path / "died").exists()  # the worker did die
-    assert summary["worker_deaths"] >= 1 and summary["played"] == summary["stored"] == total_games(cfg)
-    store = Store.open(tmp_path / "dask", create=False)
-    try:
-        events = store.events("worker-died")
-        keys = [k for (k,) in store.conn.execute("SELECT key FROM games")]
-    finally:
-        store.close()
-    same_deal = [t.key for t in schedule(cfg) if t.seed == victim.seed]  # a group's games share the deal
-    assert any(k in e["detail"] and "dask worker" in e["detail"] for e in events for k in same_deal), events
-    assert sorted(keys) == sorted(t.key for t in schedule(cfg))  # every game once, the victim's too
-
-
-@pytest.mark.slow
-def test_a_game_that_kills_its_worker_past_allowed_failures_is_rescheduled_by_the_coordinator(tmp_path, monkeypatch):
     import dask
     from distributed import LocalCluster
 
     from arena.tournament.schedule import schedule
 
     cfg = replace(config(tmp_path / "dask"), executor="dask", replays=False)
-    victim = list(schedule(cfg))[5]
+    deal = list(schedule(cfg))[victim].seed
     monkeypatch.setenv("ARENA_TEST_MARKER", str(tmp_path / "died"))
-    monkeypatch.setenv("ARENA_TEST_SEED", str(victim.seed))
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):  # the first death is KilledWorker
+    monkeypatch.setenv("ARENA_TEST_SEED", str(deal))
+    settings = ({"distributed.scheduler.allowed-failures": allowed_failures} if allowed_failures is not None else {})
+    with dask.config.set(settings) if settings else contextlib.nullcontext():
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
             cfg = replace(cfg, address=cluster.scheduler_address)
             summary = run_tournament(cfg, game_fn=dying_game, progress=False)
-    assert (tmp_path / "died").exists()
-    assert summary["worker_deaths"] == 1  # one death, reported once (not again for the KilledWorker)
+    assert (tmp_path / "died").exists()  # the worker did die
+    assert sorted(results(tmp_path / "dask")) == sorted(t.key for t in schedule(cfg))  # every game once
     assert summary["played"] == summary["stored"] == total_games(cfg) and summary["failed"] == 0
-    assert sorted(results(tmp_path / "dask")) == sorted(t.key for t in schedule(cfg))
+    return summary, [t.key for t in schedule(cfg) if t.seed == deal]  # a group's games share the deal
+
+
+@pytest.mark.slow
+def test_a_dask_worker_death_is_reported_and_its_game_played_again(tmp_path, monkeypatch):
+    summary, same_deal = run_with_a_dying_worker(tmp_path, monkeypatch, victim=3)
+    assert summary["worker_deaths"] >= 1
+    store = Store.open(tmp_path / "dask", create=False)
+    try:
+        events = store.events("worker-died")
+    finally:
+        store.close()
+    assert any(k in e["detail"] and "dask worker" in e["detail"] for e in events for k in same_deal), events
+
+
+@pytest.mark.slow
+def test_a_game_that_kills_its_worker_past_allowed_failures_is_rescheduled_by_the_coordinator(tmp_path, monkeypatch):
+    summary, _ = run_with_a_dying_worker(tmp_path, monkeypatch, victim=5, allowed_failures=0)  # death = KilledWorker
+    assert summary["worker_deaths"] == 1  # one death, reported once (not again for the KilledWorker)
