@@ -2,8 +2,8 @@
 
 A fixed round robin of built-in bots (three copies of ``greedy``; two seats, base rules,
 seed 1, no replays) is played in-process in the workers (``--play bots``: through the
-referee, with bot processes), once with one worker and once
-with two, each into a fresh results database. The runner's *overhead* is everything that
+referee, with bot processes), with one worker and with two, each run into a fresh results
+database. The runner's *overhead* is everything that
 is not the engine and the bots -- starting the pool, shipping requests and results between
 processes, storing every game in its own SQLite transaction, the progress bookkeeping --
 measured two ways:
