@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
@@ -126,60 +127,56 @@ def write_charts(out: Path, comp: dict, rows_by: dict[str, list[dict]]) -> list[
     x = np.arange(len(names))
     made = []
 
+    @contextmanager
+    def chart(name: str):
+        """A figure sized for the rule sets, saved as ``name`` when the block ends."""
+        fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names) + 2), 4))
+        try:
+            yield ax
+            fig.tight_layout()
+            fig.savefig(out / name, dpi=90)
+            made.append(name)
+        finally:
+            plt.close(fig)
+
     seats = max(s["seats"] for s in sums.values())
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names) + 2), 4))
-    width = 0.8 / max(1, seats)
-    for s in range(seats):
-        items = [sums[n]["seat_wins"][s] if s < sums[n]["seats"] else {"rate": None, "low": None, "high": None}
-                 for n in names]
-        vals, err = _errs(items, "rate", "low", "high")
-        ax.bar(x + (s - (seats - 1) / 2) * width, vals, width, yerr=err, capsize=3, label=f"seat {s}")
-    if seats > 1:
-        ax.axhline(1 / seats, color="grey", lw=0.8, ls="--")
-    ax.set_xticks(x, names)
-    ax.set_ylabel("win rate (95% Wilson)")
-    ax.set_title("Win rate by seat")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "seat-wins.png", dpi=90)
-    plt.close(fig)
-    made.append("seat-wins.png")
+    with chart("seat-wins.png") as ax:
+        width = 0.8 / max(1, seats)
+        for s in range(seats):
+            items = [sums[n]["seat_wins"][s] if s < sums[n]["seats"] else {"rate": None, "low": None, "high": None}
+                     for n in names]
+            vals, err = _errs(items, "rate", "low", "high")
+            ax.bar(x + (s - (seats - 1) / 2) * width, vals, width, yerr=err, capsize=3, label=f"seat {s}")
+        if seats > 1:
+            ax.axhline(1 / seats, color="grey", lw=0.8, ls="--")
+        ax.set_xticks(x, names)
+        ax.set_ylabel("win rate (95% Wilson)")
+        ax.set_title("Win rate by seat")
+        ax.legend()
 
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names) + 2), 4))
-    data = [[r[f"seat{s}_score"] for r in rows_by[n] for s in range(sums[n]["seats"])] for n in names]
-    ax.boxplot(data, showmeans=True)
-    ax.set_xticks(x + 1, names)
-    ax.set_ylabel("score per player")
-    ax.set_title("Scores (box: quartiles, triangle: mean)")
-    fig.tight_layout()
-    fig.savefig(out / "scores.png", dpi=90)
-    plt.close(fig)
-    made.append("scores.png")
+    with chart("scores.png") as ax:
+        data = [[r[f"seat{s}_score"] for r in rows_by[n] for s in range(sums[n]["seats"])] for n in names]
+        ax.boxplot(data, showmeans=True)
+        ax.set_xticks(x + 1, names)
+        ax.set_ylabel("score per player")
+        ax.set_title("Scores (box: quartiles, triangle: mean)")
 
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names) + 2), 4))
-    vals, err = _errs([sums[n]["rounds"] for n in names], "mean", "low", "high")
-    ax.bar(x, vals, 0.6, yerr=err, capsize=4, color="tab:green")
-    ax.set_xticks(x, names)
-    ax.set_ylabel("rounds (mean, 95% interval)")
-    ax.set_title("Game length")
-    fig.tight_layout()
-    fig.savefig(out / "rounds.png", dpi=90)
-    plt.close(fig)
-    made.append("rounds.png")
+    with chart("rounds.png") as ax:
+        vals, err = _errs([sums[n]["rounds"] for n in names], "mean", "low", "high")
+        ax.bar(x, vals, 0.6, yerr=err, capsize=4, color="tab:green")
+        ax.set_xticks(x, names)
+        ax.set_ylabel("rounds (mean, 95% interval)")
+        ax.set_title("Game length")
 
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names) + 2), 4))
-    for k, (key, colour, label) in enumerate((("completed_white", "#d9d9d9", "white"),
-                                              ("completed_black", "#333333", "black"))):
-        vals, err = _errs([sums[n][key] for n in names], "mean", "low", "high")
-        ax.bar(x + (k - 0.5) * 0.4, vals, 0.4, yerr=err, capsize=3, color=colour, edgecolor="black", label=label)
-    ax.set_xticks(x, names)
-    ax.set_ylabel("puzzles completed per player")
-    ax.set_title("Puzzles completed by colour")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "completed.png", dpi=90)
-    plt.close(fig)
-    made.append("completed.png")
+    with chart("completed.png") as ax:
+        for k, (key, colour, label) in enumerate((("completed_white", "#d9d9d9", "white"),
+                                                  ("completed_black", "#333333", "black"))):
+            vals, err = _errs([sums[n][key] for n in names], "mean", "low", "high")
+            ax.bar(x + (k - 0.5) * 0.4, vals, 0.4, yerr=err, capsize=3, color=colour, edgecolor="black", label=label)
+        ax.set_xticks(x, names)
+        ax.set_ylabel("puzzles completed per player")
+        ax.set_title("Puzzles completed by colour")
+        ax.legend()
     return made
 
 
