@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from bots.policy import policy
 from engine import Game, IllegalAction, RuleSpec, make_replay, resimulate
 from engine.actions import BLACK, WHITE, Finish, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
+from variant_helpers import piece_totals
 
 games = st.fixed_dictionaries({
     "seed": st.integers(0, 10**6),
@@ -39,19 +40,6 @@ games = st.fixed_dictionaries({
         "black_deck_size": st.integers(0, 12),
     }),
 })
-
-
-def _piece_counts(game) -> list[int]:
-    """Per shape: reserve + supplies + pieces on unfinished puzzles."""
-    shape_of = game.rules.geometry.placement_shape
-    counts = game.reserve[:]
-    for p in game.players:
-        for s, n in enumerate(p.supply):
-            counts[s] += n
-        for pz in p.unfinished:
-            for pid in pz.placed:
-                counts[shape_of[pid]] += 1
-    return counts
 
 
 def _cards(game, left_out) -> Counter:
@@ -130,7 +118,7 @@ def _play_and_check(case) -> None:
         if case["forfeit"] and step == case["forfeit"][0]:
             game.forfeit(case["forfeit"][1] % game.n)
             continue
-        assert _piece_counts(game) == [total] * len(rs.shapes)
+        assert piece_totals(game) == [total] * len(rs.shapes)
         assert _cards(game, left_out) == all_cards
         assert 0 <= game.to_move() < game.n and not game.players[game.to_move()].forfeited
         if check_rng.random() < 0.15:
