@@ -46,12 +46,12 @@ from engine import Game, IllegalAction, RuleSpec, action_from_json, action_to_js
 from engine.errors import EngineError
 from engine.events import events_since
 
-from .botproc import BotProcess
+from .process.botproc import BotProcess
 from .errors import UsageError
-from .protocol import hello_message, request_message
-from .sandbox import Limits, Sandbox
-from .timecontrol import Clock, TimeControl
-from .transport import BotFault
+from .process.protocol import hello_message, request_message
+from .process.sandbox import Limits, Sandbox
+from .process.timecontrol import Clock, TimeControl
+from .process.transport import BotFault
 
 FAULT_POLICIES = ("forfeit", "random")
 #: verdicts after which a bot process is not asked again

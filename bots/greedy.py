@@ -20,12 +20,13 @@ from __future__ import annotations
 from engine.actions import ACTION, FINISH, LEVEL_UP, REWARD, Finish, LevelUp, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
 from engine.solver import solve
 
-from .policy import Policy, register
+from arena.hookspecs import hookimpl
+
+from .policy import Policy, register_policy
 
 _KNOWN = {Place, Upgrade, TakePiece, Pass, Master}
 
 
-@register
 class GreedyPolicy(Policy):
     name = "greedy"
 
@@ -168,3 +169,9 @@ class GreedyPolicy(Policy):
                 counts[rs.geometry.placement_shape[pid]] -= 1
                 placements.append(Place(pz.card, pid))
         return Finish(tuple(placements))
+
+
+@hookimpl
+def arena_register_bots(register) -> None:
+    """Register ``greedy``."""
+    register_policy(register, GreedyPolicy, __doc__)

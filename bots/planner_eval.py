@@ -22,10 +22,10 @@ import time
 
 from engine import Game, RuleSpec
 
-from arena.experiment import stats
+from engine import stats
 
 from .planner import PlannerPolicy, Weights
-from .policy import policy
+from arena.plugins import policy
 
 
 def wilson(wins: float, n: int) -> tuple[float, float]:

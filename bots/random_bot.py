@@ -6,12 +6,19 @@ beat, and a fuzzer for the engine.
 
 from __future__ import annotations
 
-from .policy import Policy, register
+from arena.hookspecs import hookimpl
+
+from .policy import Policy, register_policy
 
 
-@register
 class RandomPolicy(Policy):
     name = "random"
 
     def choose(self, game, rng):
         return rng.choice(game.legal_actions())
+
+
+@hookimpl
+def arena_register_bots(register) -> None:
+    """Register ``random``."""
+    register_policy(register, RandomPolicy, __doc__)

@@ -1,7 +1,7 @@
 """Run a built-in bot as a protocol bot process: ``python -m bots.run NAME``.
 
-``NAME`` is a built-in policy (``random``, ``greedy``, ``planner``; see :mod:`bots.policy`), which is
-wrapped: each request's observation is rebuilt into an engine ``Game``
+``NAME`` is a bot that registered an in-process policy (``random``, ``greedy``,
+``planner``; see :func:`arena.plugins.policy`), which is wrapped: each request's observation is rebuilt into an engine ``Game``
 (:func:`engine.observation.game_from_observation`), the policy chooses, and the choice is
 sent back in R14's JSON. ``pass`` is a trivial bot that passes and places nothing (for
 tests and the protocol benchmark).
@@ -12,7 +12,10 @@ from __future__ import annotations
 import random
 import sys
 
+from arena.hookspecs import hookimpl
 from arena.sdk import Bot
+
+from .policy import process_command
 
 #: milliseconds of each move's allowance kept back from a clock-reading policy
 MARGIN_MS = 30
@@ -25,13 +28,13 @@ class PolicyBot(Bot):
 
     def __init__(self, name: str):
         super().__init__()
-        from bots.policy import policy
+        from arena.plugins import policy
         self.name = name
         self.policy = policy(name)
 
     def new_game(self, hello: dict) -> None:
         """A fresh policy per game; the random stream comes from the arena's seed."""
-        from bots.policy import policy
+        from arena.plugins import policy
         from engine import RuleSpec, compile_rules
         from engine.observation import game_from_observation  # noqa: F401  (import before the clock runs)
         self.policy = policy(self.name)
@@ -61,11 +64,18 @@ class PassBot(Bot):
         return {"type": "pass"}
 
 
+@hookimpl
+def arena_register_bots(register) -> None:
+    """Register the trivial ``pass`` bot (no in-process policy)."""
+    register(name="pass", command=process_command("pass"),
+             description="always passes and places nothing; for tests and benchmarks")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m bots.run NAME``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m bots.run NAME   (random, greedy or pass)", file=sys.stderr)
+        print("usage: python -m bots.run NAME   (a bot of `arena bots`: random, greedy, planner or pass)", file=sys.stderr)
         return 2
     if args[0] == "pass":
         PassBot().run()

@@ -11,6 +11,10 @@ Typical use::
 
 Rules are in ``docs/rules.md`` (numbered R0-R14). Actions are compact tuples
 (:mod:`engine.actions`); :mod:`engine.codec` turns them into R14's JSON and back.
+:mod:`engine.stats` holds the statistics shared by the host and the bots.
+
+May import: the standard library, pluggy and pyyaml; never ``arena``,
+``bots`` or ``plugins`` (variants reach it only through the ``arena`` entry-point group).
 """
 
 from .actions import ACTION, FINISH, LEVEL_UP, OVER, REWARD

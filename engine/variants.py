@@ -1,15 +1,13 @@
 """Variants: the plugin manager for rule hooks, and the variant registry.
 
-Built-in variants are the modules of the ``plugins`` package; third-party variants are
-modules or objects published under the ``arena`` entry-point group. Both register through
-the same hooks (:mod:`engine.hookspecs`). The host (``arena``) adds its own hook
+Every variant, built-in or third-party, is a plugin published under the ``arena``
+entry-point group (the built-in ones by this project's own ``pyproject.toml``), so the
+engine names none of them; all register through the same hooks (:mod:`engine.hookspecs`). The host (``arena``) adds its own hook
 specifications to the same manager (:func:`plugin_manager`).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,14 +54,6 @@ def plugin_manager() -> pluggy.PluginManager:
         pm = pluggy.PluginManager(PROJECT)
         pm.add_hookspecs(hookspecs)
         _PM = pm
-        try:
-            import plugins as builtin
-            for info in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
-                if not info.name.startswith("_"):
-                    module = importlib.import_module(f"plugins.{info.name}")
-                    pm.register(module, name=f"plugins.{info.name}")
-        except ImportError:
-            pass
         pm.load_setuptools_entrypoints(PROJECT)
         _collect(pm)
     return _PM
@@ -99,7 +89,7 @@ def resolve(names) -> list[Variant]:
     out = []
     for name in names:
         if name not in known:
-            listing = ", ".join(sorted(known)) or "none installed"
+            listing = ", ".join(sorted(known)) or "none installed; `pip install .` installs the built-in ones"
             raise ParameterError(f"R8: unknown variant {name!r} (variants: {listing})")
         if any(v.name == name for v in out):
             raise ParameterError(f"R8: variant {name!r} is named twice")

@@ -1,1 +1,4 @@
-"""Built-in rule variants. Each module is a plugin registered like a third-party one."""
+"""Built-in rule variants, each a plugin of the ``arena`` entry-point group, like a third-party one.
+
+May import: ``engine`` only.
+"""

@@ -29,6 +29,18 @@ SMALL_WHITES = ["W09", "W22", "W10", "W27", "W24", "W31", "W23", "W11"]
 FIVE_BLACKS = ["B13", "B14", "B15", "B16", "B17"]
 
 
+def pytest_configure(config):
+    """Stop at once, with a sentence, when the project is not installed: built-in variants
+    and bots load through the ``arena`` entry-point group, which only an install declares."""
+    from importlib.metadata import entry_points
+
+    names = {ep.name for ep in entry_points(group="arena")}
+    missing = {"plugins.revised", "bots.greedy"} - names
+    if missing:
+        pytest.exit(f"the built-in plugins {sorted(missing)} are not installed: run `pip install -e '.[test]'` "
+                    f"(or `pip install '.[test]'`) in the project folder first", returncode=4)
+
+
 @pytest.fixture
 def new_game():
     """``new_game(players=2, seed=0, variants=(), deal=None, **params)`` -> Game."""

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from arena.transport import session_members
+from arena.process.transport import session_members
 
 MISBEHAVE = str(Path(__file__).parent / "bots" / "misbehave.py")
 

@@ -13,7 +13,7 @@ import pytest
 
 from arena.errors import ArenaError
 from arena.referee import play_game
-from arena.sandbox import cgroup_layout
+from arena.process.sandbox import cgroup_layout
 from engine.replay import load_replay, resimulate
 from proc_check import assert_gone, misbehaving
 
@@ -95,7 +95,7 @@ def _state(pid: int) -> str:
 def test_pause_idle_stops_every_bot_not_on_move(monkeypatch, pause):
     import time
 
-    from arena import botproc
+    from arena.process import botproc
     bots, seen = [], []
     original_spawn, original_ask = botproc.BotProcess.spawn, botproc.BotProcess.ask
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena import cgroups
-from arena.sandbox import Limits
+from arena.process import cgroups
+from arena.process.sandbox import Limits
 
 
 @pytest.fixture

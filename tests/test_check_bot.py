@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from arena.check_bot import check_bot
+from arena.process.check_bot import check_bot
 from proc_check import misbehaving
 
 NAMES = ["handshake", "first action request", "action request with events", "reward decision", "level_up decision",

@@ -26,7 +26,7 @@ def test_bots_lists_the_registered_bots():
     assert res.exit_code == 0
     for name in ("greedy", "random", "pass"):
         assert name in res.output
-    assert "bots.registry" in res.output and "--cmd" in res.output
+    assert "from bots.greedy" in res.output and "--cmd" in res.output
     listed = json.loads(invoke("bots", "--json").output)
     assert {"name", "command", "description", "plugin"} <= set(listed[0])
 

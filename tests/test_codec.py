@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bots.policy import policy
+from arena.plugins import policy
 from conftest import W09, dealt, take
 from engine import Game, IllegalAction, RuleSpec, action_from_json, action_to_json
 from engine.actions import BLACK, WHITE, Finish, LevelUp, Master, Pass, Reward, TakePiece, TakePuzzle, Upgrade

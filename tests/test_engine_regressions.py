@@ -120,7 +120,7 @@ def test_R12_4_an_empty_solo_deck_triggers_the_end_at_setup():
 
 
 def test_R9_6_piles_and_scores_are_revealed_when_the_game_is_over():
-    from bots.policy import policy
+    from arena.plugins import policy
     from conftest import play_out
     game = play_out(Game.new(RuleSpec.make(["revised"]), 2, 3), [policy("greedy"), policy("greedy")])
     other = observation(game, 0)["seats"][1]

@@ -15,7 +15,7 @@ from arena.cli import app
 from arena.experiment import load_experiment, run_experiment
 from arena.experiment.config import ConfigError
 from arena.experiment.report import write_report
-from arena.experiment.stats import compare, mean_ci, wilson
+from engine.stats import compare, mean_ci, wilson
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ from bots.planner import PlannerPolicy, solver_for
 from bots.planner.search import determinize
 from bots.planner.solver import PuzzleSolver
 from bots.planner_eval import wilson
-from bots.policy import policy
+from arena.plugins import policy
 
 
 def _shape(game, name):

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots.policy import policy
+from arena.plugins import policy
 from engine import Game, IllegalAction, RuleSpec, make_replay, resimulate
 from engine.actions import BLACK, WHITE, Finish, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
 from variant_helpers import piece_totals

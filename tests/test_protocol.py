@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from arena.protocol import (Protocol, card_data, check_ready, encode, hello_message, parse_line,
+from arena.process.protocol import (Protocol, card_data, check_ready, encode, hello_message, parse_line,
                             request_message)
-from arena.schema import validate
-from arena.transport import BotNonJson, BotProtocolError, BotTimeout
+from arena.process.schema import validate
+from arena.process.transport import BotNonJson, BotProtocolError, BotTimeout
 from engine import Game, RuleSpec, action_to_json, observation
 from engine.events import events_since
 
@@ -90,7 +90,7 @@ def test_a_stale_reply_is_discarded_and_logged_not_taken_as_the_answer(game, cap
     ch = ScriptedChannel(ready, stale, reply_to({"type": "pass"}))
     proto = Protocol(ch, "seat0")
     proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
-    with caplog.at_level("INFO", logger="arena.protocol"):
+    with caplog.at_level("INFO", logger="arena.process.protocol"):
         action, _ = proto.request(request_message("action", observation(game, 0), [], {}, None), 1.0)
     assert action == {"type": "pass"}
     assert proto.discarded == [{"id": 1, "expected": 2, "line": stale.decode()}]
@@ -178,7 +178,7 @@ def test_schema_rejects_a_reply_without_id():
 
 
 def test_every_message_the_referee_sends_in_a_real_game_matches_the_schema(monkeypatch):
-    import arena.protocol as protocol
+    import arena.process.protocol as protocol
     from arena.referee import play_game
 
     sent = []

@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.replay_html import render_html, viewer_data
-from bots.policy import policy
+from arena.replay.html import render_html, viewer_data
+from arena.plugins import policy
 from engine import Game, RuleSpec, make_replay
 
 runner = CliRunner()
@@ -313,7 +313,7 @@ def test_terminal_replay_colours_pieces_when_asked(tmp_path, record, monkeypatch
     ({"TERM": "dumb"}, True, False), ({"NO_COLOR": "", "FORCE_COLOR": "1"}, True, False),
 ])
 def test_use_color_follows_the_terminal_and_the_environment(monkeypatch, env, tty, expected):
-    from arena.render import use_color
+    from arena.replay.render import use_color
 
     for key in ("NO_COLOR", "FORCE_COLOR", "TERM"):
         monkeypatch.delenv(key, raising=False)
@@ -328,7 +328,7 @@ def test_use_color_follows_the_terminal_and_the_environment(monkeypatch, env, tt
 
 
 def test_truecolor_terminals_get_the_viewer_palette(monkeypatch):
-    from arena.render import PIECE_COLOURS, paint
+    from arena.replay.render import PIECE_COLOURS, paint
 
     monkeypatch.setenv("COLORTERM", "truecolor")
     r, g, b = (int(PIECE_COLOURS["L3"][i:i + 2], 16) for i in (1, 3, 5))

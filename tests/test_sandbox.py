@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import (Limits, Sandbox, SandboxError, bridge_plan, cgroup_layout, mountns_available,
+from arena.process.sandbox import (Limits, Sandbox, SandboxError, bridge_plan, cgroup_layout, mountns_available,
                            netns_available, unprivileged_user, world_accessible)
-from arena.transport import LineTransport
+from arena.process.transport import LineTransport
 from proc_check import assert_gone
 
 PROBE = r"""

@@ -87,7 +87,10 @@ def test_bots_run_rejects_an_unknown_name():
 def test_built_in_bots_register_through_the_hook():
     known = bots()
     assert {"greedy", "random", "pass"} <= set(known)
-    assert all(b.plugin == "bots.registry" for b in known.values() if b.name in ("greedy", "random", "pass"))
+    # each built-in bot is its own plugin of the `arena` entry-point group
+    assert {name: known[name].plugin for name in ("greedy", "random", "pass", "planner")} == {
+        "greedy": "bots.greedy", "random": "bots.random", "pass": "bots.pass", "planner": "bots.planner"}
+    assert known["greedy"].policy is not None and known["pass"].policy is None
     assert bot_command("greedy")[-3:] == ["-m", "bots.run", "greedy"]
 
 

@@ -1,6 +1,6 @@
 """A whole game end to end through the public API (the detailed rule tests are per module)."""
 
-from bots.policy import policy
+from arena.plugins import policy
 from conftest import play_out
 
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bots.policy import policy
+from arena.plugins import policy
 from conftest import W09, act, dealt, place, start_finish, take
 from engine import Game, RuleSpec, compile_rules, observation
 from engine.events import events_since

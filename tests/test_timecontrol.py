@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena.timecontrol import Clock, TimeControl, TimeControlError
+from arena.process.timecontrol import Clock, TimeControl, TimeControlError
 
 
 def test_defaults_and_round_trip():

@@ -22,7 +22,7 @@ def test_bench_tournament_json_has_the_figures():
 
 
 def test_bare_processes_share_the_games_and_play_each_once():
-    from arena.tournament import bench
+    from arena.bench import tournament as bench
 
     bare = bench._bare(2, 1, "inprocess")
     assert bare["games"] == 6 and len(bare["played"]) == 2 and sum(bare["played"]) == 6
@@ -35,7 +35,7 @@ def test_bench_tournament_rejects_an_unknown_play_mode():
 
 
 def test_bare_processes_with_bot_processes_leave_nothing_in_the_working_folder(tmp_path, monkeypatch):
-    from arena.tournament import bench
+    from arena.bench import tournament as bench
 
     monkeypatch.chdir(tmp_path)
     bare = bench._bare(2, 1, "bots")

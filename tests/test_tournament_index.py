@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.errors import UsageError
-from arena.tournament.bench import bench_config
+from arena.bench.tournament import bench_config
 from arena.tournament.runner import run_tournament
-from arena.tournament_index import write_index
+from arena.tournament.index import write_index
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from arena.transport import (BotCrashed, BotOutputLimit, BotTimeout, LineTransport, State, TransportStateError,
+from arena.process.transport import (BotCrashed, BotOutputLimit, BotTimeout, LineTransport, State, TransportStateError,
                              describe_exit)
 from proc_check import assert_gone
 

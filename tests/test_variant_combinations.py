@@ -41,7 +41,7 @@ def test_R8_variant_order_does_not_change_the_rules(variants):
 def test_R8_variant_order_does_not_change_a_game(variants, players):
     import random
 
-    from bots.policy import policy
+    from arena.plugins import policy
     games = [Game.new(RuleSpec.make(list(order)), players, 9) for order in (variants, variants[::-1])]
     for game in games:
         rng = random.Random(9)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bots.policy import policy
+from arena.plugins import policy
 from conftest import FIVE_BLACKS, SMALL_WHITES
 from engine import Game, RuleSpec, observation
 from engine.observation import game_from_observation

@@ -160,7 +160,7 @@ def special(game, rng):
 def choose(game, rng, greedy_share=0.5, special_share=0.1):
     """A legal action: greedy, a special one (:func:`special`) or uniformly random; in the
     finishing touches the greedy bot's choice or a random one of the first few enumerated."""
-    from bots.policy import policy
+    from arena.plugins import policy
     if rng.random() < special_share:
         action = special(game, rng)
         if action is not None:

@@ -4,7 +4,10 @@ An experiment file (YAML, see ``docs/experiments.md``) names bots, a number of g
 list of rule sets (variants plus parameters). :func:`run_experiment` plays the tournament
 schedule (seat-rotated groups, one deal per group) once under every rule set with the same
 seeds, so every comparison is paired, and writes a Markdown report with confidence
-intervals, PNG charts and a CSV of per-game rows.
+intervals, PNG charts and a CSV of per-game rows. Its statistics are
+:mod:`engine.stats`, shared with the bots' own evaluation.
+
+May import: :mod:`arena.tournament`, :mod:`arena.referee`, ``engine`` and :mod:`arena.errors`.
 """
 
 from .config import ExperimentConfig, RuleSet, load_experiment

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from .config import ExperimentConfig
-from .stats import compare
+from engine.stats import compare
 
 CHARTS = ("seat-wins.png", "scores.png", "rounds.png", "completed.png")
 

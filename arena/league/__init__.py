@@ -6,6 +6,9 @@ version is a new entry so the history of the old one stays true) and every game 
 groups (:mod:`arena.league.matchmaking`); ratings are refitted on all games of the league
 with the tournament's Bradley-Terry / Plackett-Luce fit (:mod:`arena.league.table`).
 See ``docs/leagues.md``.
+
+May import: :mod:`arena.tournament` (executors, schedule, ratings, store helpers),
+:mod:`arena.plugins`, ``engine`` and :mod:`arena.errors`.
 """
 
 from .store import Entry, League, LeagueError

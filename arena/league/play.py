@@ -24,8 +24,8 @@ from .table import ratings
 
 def builtin_policies() -> set[str]:
     """Names of the bots that can be played in-process."""
-    from bots.policy import names
-    return set(names())
+    from arena.plugins import policy_names
+    return set(policy_names())
 
 
 def play_league(league: League, games: int, concurrency: int = 2, play: str = "auto",

@@ -4,5 +4,10 @@
 groups of games with stable keys; ``runner`` plays the schedule minus the stored games on
 an executor (``executors`` for the local process pool, ``dask_executor`` for a cluster)
 and stores each finished game in ``store``; ``standings``, ``ratings`` and ``sprt`` read
-the results. The guide is ``docs/tournaments.md``.
+the results; ``index`` writes the results folder's ``index.html``. The guide is
+``docs/tournaments.md``.
+
+May import: ``engine``, :mod:`arena.referee` (to play a game), :mod:`arena.plugins`,
+:mod:`arena.replay` (for the index's viewers) and :mod:`arena.errors`; the in-process
+executor (``inprocess``) asks the plugin manager for bots' policies.
 """

@@ -257,8 +257,8 @@ def _rules(src, value, seats) -> RuleSpec:
 def registered_bots(play: str) -> list[str]:
     """The bot names a tournament may use: in-process policies, or bots registered as processes."""
     if play == "inprocess":
-        from bots.policy import names
-        return names()
+        from ..plugins import policy_names
+        return policy_names()
     from ..plugins import bots
     return sorted(bots())
 

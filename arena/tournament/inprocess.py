@@ -22,11 +22,11 @@ from ..errors import ArenaError
 
 def play_inprocess(request: dict) -> dict:
     """Play one game of built-in policies; the request and result are those of ``play_game``."""
-    from bots.policy import names, policy
+    from arena.plugins import policy, policy_names
 
     t0 = time.perf_counter()
     seats = request["seats"]
-    known = names()
+    known = policy_names()
     for s in seats:
         if s.get("bot") not in known:
             raise ArenaError(f"the inprocess executor plays built-in bots only; seat {s.get('name')!r} is not one "

@@ -70,7 +70,9 @@ import time
 
 from engine.actions import ACTION, FINISH
 
-from ..policy import Policy, register
+from arena.hookspecs import hookimpl
+
+from ..policy import Policy, register_policy
 from .evaluate import Context, Weights, evaluate
 from .search import OutOfTime, TurnSearch, determinize, finish_touches, unseen_cards
 from .solver import PuzzleSolver
@@ -96,7 +98,6 @@ def solver_for(rules, deadline: float | None = None) -> PuzzleSolver:
     return solver
 
 
-@register
 class PlannerPolicy(Policy):
     """The planner (see the module docstring). ``move_ms``: time per decision in ms."""
 
@@ -148,3 +149,8 @@ def _value_after(root, action, ctx) -> float:
         return float("-inf")
     return evaluate(c, ctx)
 
+
+@hookimpl
+def arena_register_bots(register) -> None:
+    """Register ``planner``."""
+    register_policy(register, PlannerPolicy, __doc__)

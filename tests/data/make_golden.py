@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bots.policy import policy  # noqa: E402
+from arena.plugins import policy  # noqa: E402
 from engine import Game, RuleSpec, action_from_json, make_replay  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "golden"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .errors import ArenaError
+from ..errors import ArenaError
 
 MODES = ("clock", "bank")
 

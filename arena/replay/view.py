@@ -9,7 +9,7 @@ import typer
 from engine.errors import ReplayMismatch
 from engine.replay import load_replay, resimulate, steps
 
-from .errors import ArenaError
+from ..errors import ArenaError
 from .render import describe, render_player, render_rows, use_color
 
 

@@ -8,9 +8,13 @@ from typing import List
 
 import typer
 
-from .cli import command, emit_json
-from .errors import UsageError
-from .rulesopt import parse_rules
+from .app import command, emit_json
+from ..errors import UsageError
+from .options import parse_rules
+
+
+#: this project's distribution: its plugins are the built-in ones
+DISTRIBUTION = "project-l-arena"
 
 
 def _param_rows(specs) -> list[dict]:
@@ -51,20 +55,25 @@ def variants_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JS
 @command("plugins")
 def plugins_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
     """List every loaded plugin (built-in and installed) with the hooks it implements."""
-    from .plugins import plugin_manager
+    from ..plugins import plugin_manager
 
     pm = plugin_manager()
+    dists = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
     rows = []
     for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: item[0]):
         hooks = sorted(caller.name for caller in (pm.get_hookcallers(plugin) or []))
+        dist = dists.get(id(plugin))
+        project = dist.metadata["name"] if dist is not None else None
         rows.append({"name": name, "hooks": hooks,
-                     "builtin": name.startswith(("plugins.", "bots.")),
+                     "builtin": project == DISTRIBUTION,
+                     "distribution": project, "version": dist.version if dist is not None else None,
                      "module": getattr(plugin, "__name__", type(plugin).__name__)})
     if as_json:
         emit_json(rows)
         return
     for row in rows:
-        typer.echo(f"{row['name']:28} {'built-in' if row['builtin'] else 'installed':9} {', '.join(row['hooks'])}")
+        source = f"{row['distribution']} {row['version']}" if row["distribution"] else "registered at run time"
+        typer.echo(f"{row['name']:24} {source:28} {', '.join(row['hooks'])}")
 
 
 @command("solo")
@@ -78,13 +87,13 @@ def solo_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Play a bot against the solo automaton (R12) and print its win rate and mean score margin."""
-    from bots.policy import names, policy
+    from arena.plugins import policy, policy_names
     from engine import Game
 
-    from .experiment.stats import mean_ci, wilson
+    from engine.stats import mean_ci, wilson
 
-    if bot not in names():
-        raise UsageError(f"unknown built-in bot {bot!r} (built-in bots: {', '.join(names())})")
+    if bot not in policy_names():
+        raise UsageError(f"unknown built-in bot {bot!r} (built-in bots: {', '.join(policy_names())})")
     extra = [v for v in rules.split(",") if v.strip()]
     spec = parse_rules(",".join(["solo"] + extra), list(param) + [f"difficulty={difficulty}"])
     wins = 0

@@ -35,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .cgroups import Cgroup, cgroup_layout
-from .errors import ArenaError
+from ..errors import ArenaError
 from .transport import session_members
 
 TIERS = ("none", "basic", "strict")

@@ -5,7 +5,7 @@ state after each action) is stored as a snapshot of what the table shows -- the 
 player's puzzles with the pieces on them, supplies, completed puzzles and scores -- taken
 from :func:`engine.observation.observation` of every seat (each seat's own view of itself,
 so the viewer sees everything). The snapshots, the cards' recesses, the piece colours
-(:data:`arena.render.PIECE_COLOURS`), each bot's time per move and its faults are embedded
+(:data:`arena.replay.render.PIECE_COLOURS`), each bot's time per move and its faults are embedded
 as JSON next to inline CSS and JavaScript: the page needs no network and no server.
 
 The page steps forward and back (buttons, arrow keys, a slider over all actions, a click
@@ -22,9 +22,9 @@ from engine import observation
 from engine.errors import ReplayMismatch
 from engine.replay import load_replay, state_digest, steps
 
-from .errors import ArenaError, UsageError
+from ..errors import ArenaError, UsageError
 from .render import PIECE_COLOURS, describe
-from .replay_html_assets import CSS, JS
+from .html_assets import CSS, JS
 
 
 

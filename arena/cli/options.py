@@ -6,7 +6,7 @@ import yaml
 
 from engine import RuleSpec
 
-from .errors import UsageError
+from ..errors import UsageError
 
 
 def parse_param(text: str) -> tuple[str, object]:

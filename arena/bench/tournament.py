@@ -28,9 +28,9 @@ from pathlib import Path
 
 from engine import RuleSpec
 
-from .config import BotEntry, TournamentConfig
-from .runner import run_tournament
-from .store import Store
+from ..tournament.config import BotEntry, TournamentConfig
+from ..tournament.runner import run_tournament
+from ..tournament.store import Store
 
 
 def bench_config(output: Path, concurrency: int, rounds: int, play: str = "inprocess") -> TournamentConfig:
@@ -90,8 +90,8 @@ def _bare(concurrency: int, rounds: int, play: str) -> dict:
     take the next game from a shared counter and play it, nothing else (no pipes per game,
     no store, no bookkeeping). The time from the start signal to the last one done is the
     machine's own figure for this concurrency, the ceiling the runner is compared with."""
-    from .runner import build_request
-    from .schedule import schedule
+    from ..tournament.runner import build_request
+    from ..tournament.schedule import schedule
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:  # bot logs, with bot processes
         cfg = bench_config(Path(tmp), concurrency, rounds, play)
@@ -101,7 +101,7 @@ def _bare(concurrency: int, rounds: int, play: str) -> dict:
 def _bare_run(concurrency: int, requests: list, play: str) -> dict:
     import multiprocessing
 
-    from .executors import execute
+    from ..tournament.executors import execute
 
     ctx = multiprocessing.get_context("fork")
     counter, start = ctx.Value("i", 0), ctx.Event()
@@ -125,9 +125,9 @@ def _bare_run(concurrency: int, requests: list, play: str) -> dict:
 
 def _warm() -> None:
     """Play a few games in this process first: forked workers inherit warm engine caches."""
-    from .inprocess import play_inprocess
-    from .runner import build_request
-    from .schedule import schedule
+    from ..tournament.inprocess import play_inprocess
+    from ..tournament.runner import build_request
+    from ..tournament.schedule import schedule
 
     cfg = bench_config(Path("."), 1, 1)
     for task in list(schedule(cfg))[:6]:

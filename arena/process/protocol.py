@@ -1,9 +1,9 @@
 """The bot protocol: messages, request ids, and the validation of replies.
 
 The middle of three layers. :class:`Protocol` talks to a *channel* (a
-:class:`~arena.transport.LineTransport`, or a scripted fake in tests) that sends and reads
+:class:`~arena.process.transport.LineTransport`, or a scripted fake in tests) that sends and reads
 lines; it builds each message with one ``json.dumps``, gives it the next request id, and
-checks the reply by hand (the JSON Schema in ``arena/schema/protocol.json`` is for tests
+checks the reply by hand (the JSON Schema in ``arena/process/schema/protocol.json`` is for tests
 and ``arena check-bot``, not for the hot path). A reply whose id is older than the open
 request (late, or a duplicate) is discarded and logged, never taken as the answer. The
 messages themselves are documented in ``docs/protocol.md``.
@@ -17,7 +17,7 @@ import time
 
 from .transport import BotNonJson, BotProtocolError
 
-log = logging.getLogger("arena.protocol")
+log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
 REQUEST_KINDS = ("action", "reward", "level_up", "finish")

@@ -196,7 +196,7 @@ class _Checker:
             self.bot.close(quit_first=False)
 
     def full_game(self) -> None:
-        from .referee import play_game
+        from ..referee import play_game
         out = play_game({"seats": [{"name": "a", "cmd": self.argv}, {"name": "b", "cmd": self.argv}],
                          "seed": self.seed, "sandbox": "none", "time_control": self.tc.to_json()})
         faults = [dict(f, seat=i) for i, s in enumerate(out["seats"]) for f in s["faults"]]

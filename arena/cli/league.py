@@ -1,4 +1,4 @@
-"""``arena league ...``, ``arena experiment`` and ``arena index``."""
+"""``arena league new|add|play|table|retire``: long-lived Elo ladders in one SQLite file."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import List, Optional
 
 import typer
 
-from .cli import app, command, emit_json, guarded
-from .errors import ArenaError, UsageError
-from .rulesopt import parse_rules
+from .app import app, emit_json, guarded
+from ..errors import ArenaError, UsageError
+from .options import parse_rules
 
 league_app = typer.Typer(help="Long-lived Elo ladders in one SQLite file: new, add, play, table, retire.",
                          no_args_is_help=True)
@@ -39,7 +39,7 @@ def league_new_cmd(
     """Create a league with its rules; add bots with `arena league add`."""
     from engine import compile_rules
 
-    from .league import League
+    from ..league import League
 
     spec = parse_rules(rules, param)
     compile_rules(spec, seats)
@@ -58,9 +58,9 @@ def league_add_cmd(
     cmd: Optional[str] = typer.Option(None, "--cmd", help="A command line that starts the bot."),
 ) -> None:
     """Add a bot to the league under a name that is never reused."""
-    from .league import League
-    from .plugins import bots
-    from .referee import resolve_command
+    from ..league import League
+    from ..plugins import bots
+    from ..referee import resolve_command
 
     if (bot is None) == (cmd is None):
         raise UsageError("give exactly one of --bot REGISTERED or --cmd COMMAND")
@@ -96,9 +96,9 @@ def league_play_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the table afterwards."),
 ) -> None:
     """Play games between the active entries (few games and close ratings first) and store them."""
-    from .league import League
-    from .league.play import play_league
-    from .league.table import league_table, render_table
+    from ..league import League
+    from ..league.play import play_league
+    from ..league.table import league_table, render_table
 
     with League.open(file) as league:
         summary = play_league(league, games, concurrency, "bots" if processes else "auto",
@@ -119,8 +119,8 @@ def league_table_cmd(
                                             help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
 ) -> None:
     """Ratings refitted on all games, with 95% intervals, games, points per game and recent form."""
-    from .league import League
-    from .league.table import league_table, render_table
+    from ..league import League
+    from ..league.table import league_table, render_table
 
     with League.open(file) as league:
         tab = league_table(league, bootstrap)
@@ -136,53 +136,8 @@ def league_retire_cmd(
     name: str = typer.Argument(..., help="The entry to retire."),
 ) -> None:
     """Stop matching an entry; its games and rating stay in the table."""
-    from .league import League
+    from ..league import League
 
     with League.open(file) as league:
         league.retire(name)
     typer.echo(f"retired {name}; its games stay in {file}")
-
-
-@command("experiment")
-def experiment_cmd(
-    file: Path = typer.Argument(..., help="An experiment file (YAML) with rule_sets, e.g. tournaments/house-rules.yaml."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output folder (overrides the file's)."),
-    games: Optional[int] = typer.Option(None, "--games", min=1, help="Games per rule set (overrides the file's)."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, help="Worker processes."),
-    charts: bool = typer.Option(True, "--charts/--no-charts", help="Draw the PNG charts."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-) -> None:
-    """Play the same seeded deals under several rule sets and compare them: report.md, charts, games.csv."""
-    from .experiment import load_experiment, run_experiment
-    from .experiment.report import write_report
-
-    cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games)
-    run = run_experiment(cfg, progress=progress, echo=lambda t: typer.echo(t, err=True))
-    comp = write_report(cfg, run, charts=charts)
-    out = Path(cfg.base.output)
-    if as_json:
-        emit_json({"output": str(out), "games": len(run["rows"]), "failed": run["failed"],
-                   "elapsed_s": run["elapsed_s"], "games_per_s": run["games_per_s"], **comp})
-        return
-    typer.echo(f"{len(run['rows'])} games under {len(cfg.rule_sets)} rule sets in {run['elapsed_s']:.1f} s "
-               f"({run['games_per_s']:.1f} games/s on {run['concurrency']} workers)"
-               + (f"; {len(run['failed'])} games failed" if run["failed"] else ""))
-    for name in comp["rule_sets"]:
-        s = comp["summaries"][name]
-        wins = ", ".join(f"{w['rate']:.0%}" for w in s["seat_wins"])
-        typer.echo(f"  {name:16} rounds {s['rounds']['mean']:5.2f}  score {s['score']['mean']:6.2f}  "
-                   f"seat wins {wins}  adjudicated {s['adjudicated']['rate']:.0%}  faults {s['faults']}")
-    typer.echo(f"report: {out / 'report.md'}")
-
-
-@command("index")
-def index_cmd(
-    output: Path = typer.Argument(..., help="A tournament's output folder."),
-    viewers: bool = typer.Option(True, "--viewers/--no-viewers", help="Write an HTML viewer beside each replay."),
-) -> None:
-    """Write index.html in a tournament's output folder: standings and every game with its replay."""
-    from .tournament_index import write_index
-
-    path = write_index(output, viewers=viewers)
-    typer.echo(f"wrote {path}")

@@ -1,4 +1,4 @@
-"""``arena bots``, ``arena check-bot`` and ``arena bench protocol``."""
+"""``arena bots`` and ``arena check-bot``: the registered bots, and whether a program speaks the protocol."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from typing import List
 
 import typer
 
-from .cli import bench_app, command, emit_json, guarded
-from .errors import UsageError
+from .app import command, emit_json
+from ..errors import UsageError
 
 
 @command("bots")
 def bots_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
     """List the registered bots: name, plugin, command and description."""
-    from .plugins import bots
+    from ..plugins import bots
 
     entries = sorted(bots().values(), key=lambda b: b.name)
     if as_json:
@@ -41,7 +41,7 @@ def check_bot_cmd(
     """
     import shutil
 
-    from .check_bot import check_bot
+    from ..process.check_bot import check_bot
 
     if not argv:
         raise UsageError("give the bot's command after --, e.g. arena check-bot -- python my_bot.py")
@@ -58,24 +58,3 @@ def check_bot_cmd(
                    f"{'the bot conforms' if report.ok else 'the bot does not conform'}")
     if not report.ok:
         raise typer.Exit(1)
-
-
-@bench_app.command("protocol")
-@guarded
-def bench_protocol_cmd(
-    decisions: int = typer.Option(5000, "--decisions", min=10, help="Round trips of each kind."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
-) -> None:
-    """Decisions per second through the pipe with a trivial bot, next to a raw JSON-line echo."""
-    from .bench_protocol import bench_protocol
-
-    result = bench_protocol(decisions)
-    if as_json:
-        emit_json(result)
-        return
-    typer.echo(f"request of {result['bytes']} bytes, {result['decisions']} round trips of each kind (best of 20 interleaved blocks)")
-    typer.echo(f"  protocol, trivial bot:      {result['protocol_per_s']:>10,.0f} decisions/s")
-    typer.echo(f"  raw JSON-line echo (floor): {result['echo_per_s']:>10,.0f} round trips/s")
-    typer.echo(f"  protocol / echo:            {result['ratio']:>10.1%}")
-    typer.echo(f"  bare pipe (pre-encoded):    {result['pipe_per_s']:>10,.0f} round trips/s")
-    typer.echo(f"  protocol, Python SDK bot:   {result['sdk_per_s']:>10,.0f} decisions/s")

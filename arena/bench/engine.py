@@ -35,7 +35,7 @@ def base_deal(seed: int, players: int = 2) -> dict:
 
 def _record_games(spec: RuleSpec, games: int, players: int = 2, first_seed: int = 0,
                   base_deals: bool = False) -> list[tuple[int, dict | None, list]]:
-    from bots.policy import policy
+    from arena.plugins import policy
     recorded = []
     for seed in range(first_seed, first_seed + games):
         deal = base_deal(seed, players) if base_deals else None

@@ -1,14 +1,14 @@
 """The synchronous facade the referee uses: one bot process, start to kill.
 
 Top of the three layers. :class:`BotProcess` starts a command under a sandbox
-:class:`~arena.sandbox.Launch`, does the handshake under the start-up limit, asks for
+:class:`~arena.process.sandbox.Launch`, does the handshake under the start-up limit, asks for
 actions and decisions under each move's limit, and measures every move: wall time from
 the request's flush to the reply's newline, and CPU time of the bot (its process and
 reaped children, from ``/proc/<pid>/stat``, clock-tick resolution), read after every move
 that lasted at least one tick and at the end of the game; a move is charged the CPU time
 since the previous read, so per-seat totals are exact and per-move figures are
 tick-accurate.
-Every misbehaviour surfaces as a :class:`~arena.transport.BotFault` subclass whose
+Every misbehaviour surfaces as a :class:`~arena.process.transport.BotFault` subclass whose
 ``verdict`` is recorded; a crash caused by the memory cap becomes ``memory_limit``.
 """
 

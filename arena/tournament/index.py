@@ -1,7 +1,7 @@
 """``index.html`` for a tournament's output folder: the standings and every game, linked to its replay.
 
 :func:`write_index` reads the results database (``results.sqlite``) through the
-tournament's own store and standings, writes an HTML viewer (:mod:`arena.replay_html`)
+tournament's own store and standings, writes an HTML viewer (:mod:`arena.replay.html`)
 beside each replay file that has none or an older one, and writes ``index.html`` -- one
 self-contained page (inline CSS, no script, no network) whose links are relative, so the
 folder can be copied or served as it is. The runner can call it after a run; ``arena index
@@ -14,9 +14,9 @@ import html
 import sqlite3
 from pathlib import Path
 
-from .errors import ArenaError, UsageError
-from .tournament.standings import report
-from .tournament.store import Store
+from ..errors import ArenaError, UsageError
+from .standings import report
+from .store import Store
 
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 20px; background: #f4f1ea; color: #222; }
@@ -52,7 +52,7 @@ def _replay_paths(store: Store, output: Path) -> dict[str, Path]:
 
 def _viewer(replay: Path) -> Path | None:
     """The HTML viewer beside ``replay`` (written if missing or stale); None if it cannot be made."""
-    from .replay_html import write_html
+    from ..replay.html import write_html
 
     target = replay.with_suffix(".html")
     try:

@@ -1,4 +1,8 @@
-"""Statistics of an experiment: per rule set summaries with 95% intervals, and paired differences.
+"""Statistics shared by the host and the bots: summaries with 95% intervals, paired differences.
+
+Experiment reports (:mod:`arena.experiment`), ``arena solo`` and the planner's own
+evaluation (:mod:`bots.planner_eval`) use it. It lives in ``engine``, which every layer
+may import, and knows nothing of bots or the host.
 
 Rates (a seat's wins, adjudicated games, games with faults) get Wilson score intervals;
 a shared first place counts as half a win. Means (scores, rounds, puzzles completed) get

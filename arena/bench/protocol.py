@@ -28,9 +28,9 @@ import time
 
 from engine import Game, RuleSpec, action_from_json, action_to_json, observation
 
-from .botproc import BotProcess
-from .protocol import encode, request_message
-from .sandbox import Sandbox
+from ..process.botproc import BotProcess
+from ..process.protocol import encode, request_message
+from ..process.sandbox import Sandbox
 
 TRIVIAL = ("import sys\nr=sys.stdin.buffer.readline\nw=sys.stdout.buffer.write\nf=sys.stdout.buffer.flush\n"
            "while True:\n    l=r()\n    if not l: break\n    i=l.rfind(b'\"id\":')+5\n    j=i\n"

@@ -1,4 +1,4 @@
-"""``arena run``, ``arena validate``, ``arena standings`` and ``arena bench tournament``."""
+"""``arena validate``, ``arena run``, ``arena standings`` and ``arena index``: tournaments from YAML files."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
-from .cli import bench_app, command, emit_json, guarded
-from .errors import UsageError
+from .app import command, emit_json
+from ..errors import UsageError
 
 
 @command("validate")
@@ -16,13 +16,13 @@ def validate_cmd(
     file: Path = typer.Argument(..., help="A tournament or experiment file (YAML)."),
 ) -> None:
     """Check a tournament file (or an experiment file, which has rule_sets) without running it."""
-    from .tournament.config import load_config
-    from .tournament.schedule import group_count, total_games
-    from .tournament.yamlsource import load_with_lines
+    from ..tournament.config import load_config
+    from ..tournament.schedule import group_count, total_games
+    from ..tournament.yamlsource import load_with_lines
 
     doc = load_with_lines(file).value
     if isinstance(doc, dict) and "rule_sets" in doc:
-        from .experiment import load_experiment
+        from ..experiment import load_experiment
 
         exp = load_experiment(file)
         base = exp.base
@@ -50,10 +50,10 @@ def run_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the summary and standings as one JSON object."),
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed)."""
-    from .tournament.config import load_config
-    from .tournament.runner import run_tournament
-    from .tournament.standings import render_text, report
-    from .tournament.store import Store
+    from ..tournament.config import load_config
+    from ..tournament.runner import run_tournament
+    from ..tournament.standings import render_text, report
+    from ..tournament.store import Store
 
     cfg = load_config(file).with_overrides(output=output, concurrency=concurrency, dask=dask,
                                            play="inprocess" if inprocess else None)
@@ -65,7 +65,7 @@ def run_cmd(
         rep = report(store)
     finally:
         store.close()
-    from .tournament_index import write_index
+    from ..tournament.index import write_index
 
     # index.html with the standings and every game; HTML viewers for the first games only,
     # so a long tournament is not slowed down (`arena index` writes them all).
@@ -90,8 +90,8 @@ def standings_cmd(
                                             help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
 ) -> None:
     """Print the standings, ratings and sprt of a tournament from its database (also while it runs)."""
-    from .tournament.standings import render_csv, render_text, report
-    from .tournament.store import Store
+    from ..tournament.standings import render_csv, render_text, report
+    from ..tournament.store import Store
 
     if as_json and as_csv:
         raise UsageError("give --json or --csv, not both")
@@ -108,37 +108,13 @@ def standings_cmd(
         typer.echo(render_text(rep))
 
 
-@bench_app.command("tournament")
-@guarded
-def bench_tournament_cmd(
-    groups: int = typer.Option(48, "--groups", min=1, help="Seat-rotated groups per pairing."),
-    repeat: int = typer.Option(5, "--repeat", min=1, help="Runs per concurrency; the fastest counts."),
-    play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+@command("index")
+def index_cmd(
+    output: Path = typer.Argument(..., help="A tournament's output folder."),
+    viewers: bool = typer.Option(True, "--viewers/--no-viewers", help="Write an HTML viewer beside each replay."),
 ) -> None:
-    """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead.
+    """Write index.html in a tournament's output folder: standings and every game with its replay."""
+    from ..tournament.index import write_index
 
-    Three copies of greedy play each other (two seats, base rules); every run goes into a
-    fresh database. The overhead is given as a share of the workers' wall time and of all
-    CPU time, and the same games are also played by bare processes (no runner at all): the
-    machine's ceiling, printed beside the runner's games/s and speed-up.
-    """
-    from .tournament.bench import bench_tournament
-
-    if play not in ("inprocess", "bots"):
-        raise UsageError(f"--play {play!r}: give inprocess or bots")
-    result = bench_tournament(rounds=groups, play=play, repeat=repeat)
-    if as_json:
-        emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
-                                          "cpu_overhead_1", "cpu_overhead_2", "games", "bare_games_per_s_1",
-                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2")})
-        return
-    typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
-               f"best of {result['repeat']} runs")
-    for n in (1, 2):
-        cpu = result[f"cpu_overhead_{n}"]
-        typer.echo(f"  concurrency {n}: {result[f'games_per_s_{n}']:.1f} games/s, runner overhead "
-                   f"{result[f'overhead_{n}']:.1%} of worker wall time"
-                   + (f", {cpu:.1%} of CPU time" if cpu is not None else "")
-                   + f"; {result[f'kept_of_bare_{n}']:.0%} of bare processes ({result[f'bare_games_per_s_{n}']:.1f} games/s)")
-    typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x (bare processes: {result['bare_speedup']:.2f}x)")
+    path = write_index(output, viewers=viewers)
+    typer.echo(f"wrote {path}")

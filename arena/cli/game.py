@@ -1,6 +1,6 @@
-"""``arena play``: one game between bot processes, printed as a result (or JSON) and a replay file.
+"""``arena play``, ``arena cards`` and ``arena replay``: one game, the cards it is played with, and its replay.
 
-Seats are filled in order by the positional bot names (see ``arena bots``), then by the
+``arena play`` prints a result (or JSON) and writes a replay file. Seats are filled in order by the positional bot names (see ``arena bots``), then by the
 ``--cmd`` commands; with fewer bots than ``--players`` they repeat. Every bot runs as a
 process through the referee (:mod:`arena.referee`), the sandbox and the time control.
 """
@@ -14,9 +14,9 @@ from typing import List, Optional
 
 import typer
 
-from .cli import command, emit_json
-from .errors import ArenaError, UsageError
-from .rulesopt import parse_rules
+from .app import command, emit_json
+from ..errors import ArenaError, UsageError
+from .options import parse_rules
 
 _warned: set = set()
 
@@ -59,7 +59,7 @@ def play_cmd(
     """Play one game between bot processes and print the result: scores, ranking, faults."""
     from engine.deal import load_deal
 
-    from .referee import play_game
+    from ..referee import play_game
 
     spec = parse_rules(rules, param)
     entries = [{"name": b, "bot": b, "cmd": None} for b in (bots or [])]
@@ -107,3 +107,77 @@ def play_cmd(
         typer.echo(f"replay written to {replay}")
     if out["replay_error"]:
         raise ArenaError(out["replay_error"])
+
+
+@command("cards")
+def cards_cmd(
+    card_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A card id (W07, B12, GW03) to draw."),
+    card_set_name: str = typer.Option("base", "--set", help="Card set to list: base or ghost."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """List the puzzle cards, or draw one card as a 5x5 grid."""
+    from engine.cards import card_set
+
+
+    if card_id is not None:
+        for name in ("base", "ghost"):
+            cs = card_set(name)
+            for p in cs.puzzles:
+                if p.id.upper() == card_id.upper():
+                    if as_json:
+                        emit_json({"id": p.id, "color": p.color, "points": p.points, "reward": p.reward,
+                                   "shape": list(p.rows), "cells": p.size})
+                        return
+                    typer.echo(f"{p.id}  {p.color}, {p.points} points, reward {p.reward}, {p.size} cells")
+                    for row in p.rows:
+                        typer.echo("  " + " ".join(row))
+                    return
+        raise UsageError(f"no card {card_id!r} (ids look like W07, B12, GW03; see `arena cards`)")
+    cs = card_set(card_set_name)
+    if as_json:
+        emit_json([{"id": p.id, "color": p.color, "points": p.points, "reward": p.reward, "cells": p.size}
+                   for p in cs.puzzles])
+        return
+    typer.echo(f"{cs.name}: {len(cs.puzzles)} puzzles, shapes " + " ".join(s.name for s in cs.shapes))
+    typer.echo(f"{'id':5} {'color':5} {'points':>6} {'reward':>6} {'cells':>5}")
+    for p in cs.puzzles:
+        typer.echo(f"{p.id:5} {p.color:5} {p.points:>6} {p.reward:>6} {p.size:>5}")
+
+
+@command("replay")
+def replay_cmd(
+    path: Path = typer.Argument(..., help="A replay file written by `arena play --replay`."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only check that the replay reproduces."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Colour the pieces (default: if a terminal)."),
+    html_out: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html",
+                                            help="Write a self-contained HTML viewer of the game instead."),
+) -> None:
+    """Re-simulate a saved game, print it turn by turn, and fail if it does not reproduce."""
+    from ..replay.render import use_color
+    from ..replay.view import show_replay
+
+    if html_out is not None:
+        from ..replay.html import write_html
+
+        out = write_html(path, html_out)
+        typer.echo(f"{path}: reproduces; viewer written to {out}")
+        return
+    if color is None:
+        color = use_color()
+    if color:
+        _keep_colour()
+    show_replay(path, quiet=quiet, color=color)
+
+
+def _keep_colour() -> None:
+    """Ask click not to strip colour codes from ``echo`` (it does when stdout is not a
+    terminal), for ``--color`` into a pipe and for ``FORCE_COLOR``."""
+    import importlib
+
+    for name in ("typer._click.globals", "click.globals"):
+        try:
+            ctx = importlib.import_module(name).get_current_context(silent=True)
+        except (ImportError, AttributeError):
+            continue
+        if ctx is not None:
+            ctx.color = True

@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-log = logging.getLogger("arena.transport")
+log = logging.getLogger(__name__)
 
 MAX_LINE = 1 << 20          # bytes in one reply line
 MAX_OUTPUT = 4 << 20        # bytes a bot may write while one request is open

@@ -2,7 +2,7 @@
 
 Pieces are coloured by shape when the output is a terminal that supports colour (see
 :func:`use_color`). The palette :data:`PIECE_COLOURS` is shared with the HTML replay viewer
-(:mod:`arena.replay_html`), so a piece looks the same in both.
+(:mod:`arena.replay.html`), so a piece looks the same in both.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The inline CSS and JavaScript of the HTML replay viewer (:mod:`arena.replay_html`).
+"""The inline CSS and JavaScript of the HTML replay viewer (:mod:`arena.replay.html`).
 
 Kept as Python strings so the page is assembled without package data files, and written
 without any external resource: the page works offline and from ``file://``.

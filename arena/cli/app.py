@@ -1,0 +1,74 @@
+"""The ``arena`` Typer application and what every command shares.
+
+The commands themselves live in the sibling modules, one per command group; they import
+this module and :func:`command` registers them on :data:`app`. Every command turns the arena's and the engine's errors into one sentence on stderr and a
+non-zero exit code (2 for bad input), never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import typer
+
+from engine import EngineError
+
+from ..errors import ArenaError
+
+app = typer.Typer(
+    name="arena",
+    help=(
+        "Project L bot arena: bots written in any language play Project L through a JSON "
+        "protocol on stdin/stdout, each in its own sandboxed process under a clock.\n\n"
+        "Tournaments come from YAML files (`arena validate`, `arena run`, `arena standings`); "
+        "Elo ladders live in `arena league`; `arena experiment` plays the same deals under "
+        "several rule sets to test house rules at scale; `arena replay` and `arena index` show "
+        "what happened. Bots are named (see `arena bots`) or given as commands; rules are the "
+        "base game plus variants (see `arena variants`). Every command prints a sentence and "
+        "exits non-zero on bad input.\n\n"
+        "Start with: arena run tournaments/demo.yaml"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+bench_app = typer.Typer(help="Benchmarks that print measured figures.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+
+def fail(message: str, code: int = 1) -> None:
+    """Print ``message`` on stderr and exit with ``code``."""
+    typer.echo(f"arena: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def guarded(fn):
+    """Turn the arena's and the engine's errors into a sentence and an exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ArenaError as exc:
+            fail(str(exc), exc.exit_code)
+        except EngineError as exc:
+            fail(str(exc), 2)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+
+    return wrapper
+
+
+def command(*args, **kwargs):
+    """``@app.command`` with :func:`guarded` error handling."""
+
+    def deco(fn):
+        return app.command(*args, **kwargs)(guarded(fn))
+
+    return deco
+
+
+def emit_json(obj) -> None:
+    """Print ``obj`` as one line of JSON with sorted keys."""
+    typer.echo(json.dumps(obj, sort_keys=True))

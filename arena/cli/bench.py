@@ -1,0 +1,93 @@
+"""``arena bench ...``: benchmarks that print measured figures (engine, protocol, tournament).
+
+The measuring code is in :mod:`arena.bench`; these commands only print its figures.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from ..errors import UsageError
+from .app import bench_app, emit_json, guarded
+
+
+@bench_app.command("engine")
+@guarded
+def bench_engine_cmd(
+    games: int = typer.Option(40, "--games", min=1, help="Recorded greedy games to replay."),
+    rules: str = typer.Option("", "--rules", help="Variants, comma-separated (default: base rules)."),
+    base_deals: bool = typer.Option(False, "--base-deals", help="Deal a variant's games the base game's cards, to "
+                                    "measure the variant's machinery on the same states as the base rules."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Engine decisions per second and legal-action listing time, on one core."""
+    from engine import RuleSpec
+
+    from ..bench.engine import bench_engine
+
+    spec = RuleSpec.make([v for v in rules.split(",") if v])
+    result = bench_engine(games=games, spec=spec, base_deals=base_deals)
+    if as_json:
+        emit_json(result)
+        return
+    typer.echo(f"rules {result['rules']}: {result['decisions']} decisions from {result['games']} greedy games"
+               f"{' on the base game deals' if base_deals else ''}")
+    typer.echo(f"  engine decisions/s (list + apply): {result['decisions_per_s']:,.0f}")
+    typer.echo(f"  same, caches cold:                 {result['cold_decisions_per_s']:,.0f}")
+    typer.echo(f"  legal-action listing, median:      {result['enumerate_us_median']:.2f} us")
+    typer.echo(f"  random-vs-random games/s:          {result['random_games_per_s']:,.1f}")
+
+
+@bench_app.command("protocol")
+@guarded
+def bench_protocol_cmd(
+    decisions: int = typer.Option(5000, "--decisions", min=10, help="Round trips of each kind."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Decisions per second through the pipe with a trivial bot, next to a raw JSON-line echo."""
+    from ..bench.protocol import bench_protocol
+
+    result = bench_protocol(decisions)
+    if as_json:
+        emit_json(result)
+        return
+    typer.echo(f"request of {result['bytes']} bytes, {result['decisions']} round trips of each kind (best of 20 interleaved blocks)")
+    typer.echo(f"  protocol, trivial bot:      {result['protocol_per_s']:>10,.0f} decisions/s")
+    typer.echo(f"  raw JSON-line echo (floor): {result['echo_per_s']:>10,.0f} round trips/s")
+    typer.echo(f"  protocol / echo:            {result['ratio']:>10.1%}")
+    typer.echo(f"  bare pipe (pre-encoded):    {result['pipe_per_s']:>10,.0f} round trips/s")
+    typer.echo(f"  protocol, Python SDK bot:   {result['sdk_per_s']:>10,.0f} decisions/s")
+@bench_app.command("tournament")
+@guarded
+def bench_tournament_cmd(
+    groups: int = typer.Option(48, "--groups", min=1, help="Seat-rotated groups per pairing."),
+    repeat: int = typer.Option(5, "--repeat", min=1, help="Runs per concurrency; the fastest counts."),
+    play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead.
+
+    Three copies of greedy play each other (two seats, base rules); every run goes into a
+    fresh database. The overhead is given as a share of the workers' wall time and of all
+    CPU time, and the same games are also played by bare processes (no runner at all): the
+    machine's ceiling, printed beside the runner's games/s and speed-up.
+    """
+    from ..bench.tournament import bench_tournament
+
+    if play not in ("inprocess", "bots"):
+        raise UsageError(f"--play {play!r}: give inprocess or bots")
+    result = bench_tournament(rounds=groups, play=play, repeat=repeat)
+    if as_json:
+        emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
+                                          "cpu_overhead_1", "cpu_overhead_2", "games", "bare_games_per_s_1",
+                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2")})
+        return
+    typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
+               f"best of {result['repeat']} runs")
+    for n in (1, 2):
+        cpu = result[f"cpu_overhead_{n}"]
+        typer.echo(f"  concurrency {n}: {result[f'games_per_s_{n}']:.1f} games/s, runner overhead "
+                   f"{result[f'overhead_{n}']:.1%} of worker wall time"
+                   + (f", {cpu:.1%} of CPU time" if cpu is not None else "")
+                   + f"; {result[f'kept_of_bare_{n}']:.0%} of bare processes ({result[f'bare_games_per_s_{n}']:.1f} games/s)")
+    typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x (bare processes: {result['bare_speedup']:.2f}x)")
