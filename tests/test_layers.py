@@ -1,0 +1,112 @@
+"""The layers of the code base, as ``docs/architecture.md`` draws them.
+
+Every ``import`` of a module of ``engine``, ``plugins``, ``bots`` and ``arena`` is read
+from its source (also those inside functions) and checked against what its layer may
+import. A cycle between modules that import each other at load time is an error too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "plugins", "bots", "arena")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, top_level_only: bool = False) -> set[str]:
+    """Absolute names of the project modules ``path`` imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            found.add(mod)
+            # `from pkg import submodule` imports the submodule too
+            found.update(f"{mod}.{alias.name}" for alias in node.names)
+    return {m for m in found if m.split(".")[0] in PACKAGES}
+
+
+def sources(package: str) -> list[Path]:
+    return sorted(p for p in (ROOT / package).rglob("*.py") if "examples" not in p.parts)
+
+
+def offending(package: str, allowed) -> list[str]:
+    return [f"{module_name(p)} imports {m}" for p in sources(package) for m in sorted(imports(p))
+            if not allowed(m)]
+
+
+def test_engine_imports_nothing_of_the_host_the_bots_or_the_variants():
+    assert offending("engine", lambda m: m.startswith("engine")) == []
+
+
+def test_plugins_import_only_the_engine():
+    assert offending("plugins", lambda m: m.startswith(("engine", "plugins"))) == []
+
+
+@pytest.mark.parametrize("host", ["arena.tournament", "arena.league", "arena.experiment", "arena.cli",
+                                  "arena.referee", "arena.bench", "arena.replay"])
+def test_bots_do_not_import_the_hosts_runner(host):
+    assert [line for line in offending("bots", lambda m: not m.startswith(host))] == []
+
+
+def test_nothing_imports_the_command_line():
+    found = [line for pkg in PACKAGES if pkg != "arena" for line in offending(pkg, lambda m: not m.startswith("arena.cli"))]
+    found += [f"{module_name(p)} imports {m}" for p in sources("arena") if "cli" not in p.parts
+              for m in imports(p) if m.startswith("arena.cli")]
+    assert found == []
+
+
+def test_no_module_names_a_variant_or_bot_package_to_find_it():
+    """Built-in variants and bots are found through the entry-point group, like third-party ones."""
+    for path in sources("engine") + sources("arena"):
+        text = path.read_text(encoding="utf-8")
+        assert "import plugins" not in text and "pkgutil" not in text, path
+
+
+def test_no_import_cycles_at_load_time():
+    graph = {}
+    for pkg in PACKAGES:
+        for p in sources(pkg):
+            name = module_name(p)
+            graph[name] = {m for m in imports(p, top_level_only=True) if m != name}
+    modules = set(graph)
+    graph = {k: {m for m in v if m in modules} for k, v in graph.items()}
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(node, trail):
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                # a package's __init__ importing its own submodules is not a cycle of concern
+                cycle = trail[trail.index(nxt):] + [nxt] if nxt in trail else [node, nxt]
+                if not all(a.startswith(b + ".") or b.startswith(a + ".") for a, b in zip(cycle, cycle[1:])):
+                    cycles.append(" -> ".join(cycle))
+            elif nxt not in state:
+                visit(nxt, trail + [nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
