@@ -6,7 +6,8 @@
   count is unchanged). The card data (``engine/cards/ghost.yaml``) is a stand-in set: the
   retail cards' shapes and points are not published.
 - **Getting a ghost** only from the expansion's puzzles: as a piece reward, or by a
-  level-up reward. A regular upgrade or exchange never takes a level-5 piece (R11.2).
+  level-up reward. Neither a regular upgrade nor an exchange ever takes a level-5 piece;
+  a ghost may still be exchanged down for a piece of a lower level (R3.4).
 - **Level-up rewards** ``+1`` / ``+2`` (R11.3): a ``level_up`` decision. Each step upgrades
   one piece of the supply to the lowest higher level in stock, up to level 5 (so a level-4
   piece may become a ghost); ``+2`` is two steps, on one piece twice or on two pieces once
