@@ -159,8 +159,14 @@ def apply_ghost(game, a: Ghost) -> None:
     used: dict[int, int] = {}
     seen = set()
     targets = []
+    known = len(g.placement_mask)
     for place in a.placements:
+        if not isinstance(place, Place):
+            raise IllegalAction("R14", "each placement of a ghost action must be a placement")
         pz = _find_puzzle(p, place.puzzle, rs)
+        # a negative index would silently name another placement (R11.5: ordinary placements)
+        if type(place.placement) is not int or not 0 <= place.placement < known:
+            raise IllegalAction("R14", f"unknown placement {place.placement!r}")
         if place.puzzle in seen:
             raise IllegalAction("R11.4", f"at most one piece per puzzle, {rs.puzzles[place.puzzle].id} is named twice")
         seen.add(place.puzzle)

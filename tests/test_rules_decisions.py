@@ -9,6 +9,7 @@ import pytest
 
 from conftest import SMALL_WHITES, give_pieces, pass_turn, rejects, set_player, set_reserve, supply
 from engine import observation
+from engine.actions import Place
 from engine.events import events_since
 from engine.observation import game_from_observation
 from plugins.ghost import Ghost
@@ -303,6 +304,17 @@ def test_R11_5_ghost_placements_go_anywhere_one_per_puzzle(pieces, placements):
     for p, _, _ in placements:
         assert on.get(p) == 1 or p in done
     assert piece_totals(game) == expected_piece_totals(game)
+
+
+@pytest.mark.parametrize("placement, rule", [(-1, "R14"), (10 ** 6, "R14"), ("x", "R14")])
+def test_R11_5_a_ghost_placement_must_be_a_real_placement(placement, rule):
+    game = ghost_game()
+    give_pieces(game, 0, {"P5": 1})
+    take(game, "white", 0)  # W09
+    rs = game.rules
+    card = rs.puzzle_index["W09"]
+    ghost = Ghost(rs.shape_index["P5"], (rs.shape_index["O1"], rs.shape_index["O4"]), (Place(card, placement),))
+    rejects(game, ghost, rule)
 
 
 @pytest.mark.parametrize("first, then, rule", [
