@@ -233,6 +233,19 @@ def test_R11_5_pieces_of_a_puzzle_resolved_later_do_not_count_yet(order):
     assert piece_totals(game) == expected_piece_totals(game)
 
 
+@pytest.mark.parametrize("order", [("GB01", "W31"), ("W31", "GB01")])
+def test_R11_5_a_game_rebuilt_during_the_decision_resolves_the_later_puzzles_too(order):
+    game = _two_completions(order)
+    rebuilt = game_from_observation(observation(game, 0))
+    step = steps_json([("I4", "P5")])
+    act(game, step)
+    act(rebuilt, step)
+    for g in (game, rebuilt):
+        assert g.players[0].supply == game.players[0].supply and g.reserve == game.reserve
+        assert g.players[0].unfinished == [] and g.players[0].completed == game.players[0].completed
+        assert g.phase_name == "action" and g.to_move() == 0 and g.actions_left == game.actions_left
+
+
 # ---------------------------------------------------------------- R11.5 the ghost is back before completions
 @pytest.mark.parametrize("variants", [("ghost",), ("revised", "ghost")])
 def test_R11_5_a_ghost_action_completion_may_be_rewarded_with_the_ghost_just_returned(variants):
