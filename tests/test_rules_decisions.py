@@ -140,14 +140,15 @@ def test_R9_6_every_pile_and_score_is_shown_to_everyone_once_the_game_is_over(va
 
 
 # ---------------------------------------------------------------- R11.5 the R9.3 fallback never gives a ghost
+@pytest.mark.parametrize("variants", [("revised", "ghost"), ("ghost", "revised")])
 @pytest.mark.parametrize("puzzle, piece, cells, empty, reward", [
     ("W24", "L3", [[2, 1], [3, 1], [3, 2]], ("L3",) + LEVEL_4, None),  # level 3: I3 is not higher, ghosts are out
     ("W31", "O4", W31, LEVEL_4, None),                                  # level 4: nothing up to level 4
     ("GW01", "P5", cells_of("GW01"), ("P5",), None),                    # a ghost: no other ghost instead
     ("W24", "L3", [[2, 1], [3, 1], [3, 2]], ("L3", "I4", "O4", "T4", "L4"), "Z4"),  # control: level 4 stocked
 ])
-def test_R11_5_the_R9_3_fallback_never_gives_a_ghost(puzzle, piece, cells, empty, reward):
-    game = ghost_game(("revised", "ghost"), white=["W24", "W31", "GW01", "W09", "W22", "W10", "W27"])
+def test_R11_5_the_R9_3_fallback_never_gives_a_ghost(variants, puzzle, piece, cells, empty, reward):
+    game = ghost_game(variants, white=["W24", "W31", "GW01", "W09", "W22", "W10", "W27"])
     give_pieces(game, 0, {piece: 1})
     set_reserve(game, {n: 0 for n in empty})
     ghosts = {g: game.reserve[game.rules.shape_index[g]] for g in GHOSTS}
