@@ -107,7 +107,7 @@ def _revised_game_to_the_end(variants, players):
     take(game, "white", 0)  # W09; W24 refills slot 0
     place(game, "W09", "I2", [[2, 2], [3, 2]])
     take(game, "white", 2)  # W10
-    take(game, "white", 1)  # W22, for seat 1
+    take(game, "white", 1)  # seat 0 has used its three actions: seat 1 takes W22
     while game.phase_name == "action":
         if game.to_move() == 1 and game.players[1].unfinished:
             place(game, "W22", "I2", [[2, 2], [3, 2]])
