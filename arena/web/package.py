@@ -322,8 +322,19 @@ def _unzip(data: bytes, dest: Path, budget: _Budget) -> None:
                     raise PackageError(f"cannot unpack {info.filename} ({exc})") from None
             else:
                 raise PackageError(f"the archive member {info.filename!r} is a special file (device, FIFO, socket)")
+    _links(dest, links)
+
+
+def _links(dest: Path, links: list) -> None:
+    """Make the links, then check where each really leads: a chain of links inside the
+    package (``x -> .``, ``y -> x/x/../..``) must not lead out of it."""
     for rel, target in links:
         _link(dest, rel, target)
+    top = os.path.realpath(dest)
+    for rel, target in links:
+        real = os.path.realpath(dest / rel)
+        if real != top and not real.startswith(top + os.sep):
+            raise PackageError(f"the archive member {rel} is a link leading outside the package ({target})")
 
 
 def _link(dest: Path, rel: PurePosixPath, target: str) -> None:
@@ -364,8 +375,7 @@ def _untar(data: bytes, dest: Path, budget: _Budget) -> None:
                     _write(dest, rel, stream, budget, os.access(dest / source, os.X_OK))
             else:
                 raise PackageError(f"the archive member {m.name!r} is a special file (device, FIFO, socket)")
-    for rel, target in links:
-        _link(dest, rel, target)
+    _links(dest, links)
 
 
 # ---------------------------------------------------------------- packing (arena submit)

@@ -22,7 +22,7 @@ from ..errors import ArenaError
 from ..league import LeagueError
 from . import build as steps
 from . import store
-from .package import MANIFEST, Caps, PackageError, check_toolchain, parse_manifest, run_argv, unpack
+from .package import MANIFEST, Caps, Manifest, PackageError, check_toolchain, parse_manifest, run_argv, unpack
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def receive(league, author: str, data: bytes, keep_previous: bool = False, setti
     try:
         manifest = parse_manifest((folder / MANIFEST).read_text(encoding="utf-8", errors="replace"))
         if manifest.author != author:
-            raise PackageError(f"bot.toml: author is {manifest.author!r}, but the token is {author!r}'s")
+            raise PackageError(f"bot.toml: author is {manifest.author!r}, but the token belongs to {author}")
         check_toolchain(manifest)
         owner = store.owner_of(league, manifest.name)
         if owner is not None and owner != author:
@@ -76,7 +76,7 @@ def receive(league, author: str, data: bytes, keep_previous: bool = False, setti
 def process(league, sid: int, settings: Settings = Settings()) -> dict:
     """Build, check and (if it passes) enter the submission ``sid``; the finished submission."""
     sub = store.submission(league, sid)
-    manifest = parse_manifest(Path(sub["folder"], MANIFEST).read_text(encoding="utf-8", errors="replace"))
+    manifest = Manifest(**dict(sub["manifest"], toolchain=tuple(sub["manifest"]["toolchain"])))
     folder = Path(sub["folder"])
     build_log = ""
     if manifest.build:
