@@ -84,3 +84,11 @@ def test_bot_data_has_versions_faults_with_details_and_rating_history(tmp_path):
     assert set(data["history"]) == {"a@1", "a@2"}
     assert all(len(points) >= 2 for points in data["history"].values())
     assert [g["id"] for g in data["games"]] == [6, 5, 4, 3, 2, 1]
+
+
+def test_the_leaderboard_shows_a_retirement_at_once(tmp_path):
+    path = league_file(tmp_path)
+    with store.open_league(path) as league:
+        assert {r["name"]: r["status"] for r in views.leaderboard(league)["table"]}["a@1"] == "active"
+        league.retire("a@1")
+        assert {r["name"]: r["status"] for r in views.leaderboard(league)["table"]}["a@1"] == "retired"

@@ -101,6 +101,11 @@ class Player:
                     log.warning("league round not played: %s", exc)
                     self.stopping.wait(self.idle_s)
                     continue
+                except Exception as exc:  # keep serving; try again after a pause
+                    self.status = f"paused after an error ({type(exc).__name__}: {exc})"
+                    log.exception("league round failed")
+                    self.stopping.wait(self.idle_s * 6)
+                    continue
                 self.rounds += 1
                 if summary["failed"] and not summary["played"]:
                     self.status = f"paused: no game could be played ({summary['failed'][0]})"

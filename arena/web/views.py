@@ -2,7 +2,7 @@
 
 Plain data only (the HTML is :mod:`.pages`; the JSON API returns these as they are).
 Ratings are refitted on every game, as ``arena league table`` does; a fit is cached
-until the next game is stored.
+until the next game is stored or an entry is added or retired.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ HISTORY_POINTS = 12
 
 
 def _cached(league, key: str, make):
-    n = league.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    full = (str(league.path), key, n)
+    # a new game, a new entry or a retirement changes what is shown
+    state = league.conn.execute("SELECT (SELECT COUNT(*) FROM games), (SELECT COUNT(*) FROM entries), "
+                                "(SELECT COUNT(retired) FROM entries)").fetchone()
+    full = (str(league.path), key, *state)
     with _lock:
         if full in _cache:
             return _cache[full]
