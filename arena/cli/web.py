@@ -66,8 +66,9 @@ def serve_cmd(
     a page per game with its replay, the rules, and an upload form; a JSON API takes
     submissions from authors holding a token (`arena league token new`). Each submission
     is unpacked safely, built and checked in the sandbox, and enters the ladder if it
-    passes. Stop with Ctrl-C: games in flight are dropped and played again after the next
-    start; nothing stored is lost. See docs/leagues.md, "Running a public league"."""
+    passes. Stop with Ctrl-C (or kill it): games in flight are dropped, never
+    half-stored, and the next start plays on with new games; nothing stored is lost or
+    played twice. See docs/leagues.md, "Running a public league"."""
     try:
         import uvicorn
 
