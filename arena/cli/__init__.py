@@ -30,6 +30,7 @@ from . import variants  # noqa: F401  (variants, plugins, solo)
 from . import league  # noqa: F401  (league ...)
 from . import experiment  # noqa: F401  (experiment)
 from . import bench  # noqa: F401  (bench ...)
+from . import web  # noqa: F401  (serve, submit, league token ...)
 from .app import app
 
 __all__ = ["app", "main"]
