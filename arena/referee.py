@@ -179,9 +179,9 @@ def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limi
         path = log_dir / f"{stem}-seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            if cap <= 0:
-                os.write(fd, b"[arena: stderr not kept: the logs in this folder reached their cap of %d MB]\n"
-                         % limits.log_total_mb)
+            if cap < limits.log_kb << 10:
+                os.write(fd, b"[arena: the logs in this folder reached their cap of %d MB: %s]\n" % (
+                    limits.log_total_mb, b"stderr is not kept" if cap <= 0 else b"%d bytes are kept" % cap))
         finally:
             os.close(fd)
         out.append((str(path), cap))

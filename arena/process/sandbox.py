@@ -279,7 +279,9 @@ class UidLease:
     def __init__(self):
         folder = state_root() / "uids"
         folder.mkdir(mode=0o700, exist_ok=True)
-        start = (os.getpid() * 7) % UID_SLOTS
+        # rotate through the range: a uid just freed may still count dying processes
+        # against its RLIMIT_NPROC
+        start = (os.getpid() * 7 + next(_counter) * 13) % UID_SLOTS
         for k in range(UID_SLOTS):
             slot = (start + k) % UID_SLOTS
             fd = os.open(folder / str(slot), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -301,6 +303,33 @@ class UidLease:
             self.fd = -1
 
 
+SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def remove_owned(uid: int) -> int:
+    """Remove what the bot user ``uid`` left at the top of the shared temporary folders
+    (``/tmp``, ``/var/tmp``, ``/dev/shm``, ``$TMPDIR``); how many entries. Only a bot can own
+    files under its uid, so nothing else is touched."""
+    removed = 0
+    for folder in dict.fromkeys(SHARED_TEMP + (tempfile.gettempdir(),)):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def sweep_stale() -> dict:
     """Remove what killed arenas left: bot processes, working folders, bridges, cgroups and
     mounts. Run at the start of every run; returns counts of what was removed."""
@@ -320,6 +349,7 @@ def sweep_stale() -> dict:
                 continue  # a running arena holds it
             try:
                 kill_uid(uid)
+                remove_owned(uid)
                 removed["processes"] += len(pids)
             finally:
                 os.close(fd)
@@ -416,9 +446,11 @@ def _read_only_paths(argv: list[str], env: dict) -> list[str]:
             if os.path.samefile(seen, sys.executable) if os.path.exists(seen) else False:
                 add(sys.prefix)
                 add(sys.base_prefix)
+    script = False
     for i, arg in enumerate(argv[1:], 1):
-        if os.path.isfile(arg):
+        if os.path.isfile(arg) and not script:  # the program's own folder only, not its arguments'
             add(os.path.dirname(os.path.abspath(arg)))
+            script = True
         elif argv[i - 1] == "-m" and exe and os.path.realpath(exe) == os.path.realpath(sys.executable):
             paths.extend(p for p in _package_dirs(arg) if p not in paths)
     for entry in (env.get("PYTHONPATH") or "").split(os.pathsep):
@@ -590,6 +622,7 @@ class Launch:
             self.cgroup = None
         if self.lease is not None:
             self.lease.release()
+            remove_owned(self.lease.uid)
             self.lease = None
         if self.tmpdir:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
