@@ -101,12 +101,14 @@ class Cgroup:
                 self._try(d / "memory.swap.max", "0")
                 (d / "pids.max").write_text(str(limits.pids))
                 self.memory = self.pids = True
-                if cpus > 0:
+                if cpus > 0 and (d / "cpu.max").exists():  # only with the cpu controller delegated
                     self.cpu = self._try(d / "cpu.max", f"{int(cpus * 100000)} 100000")
-            self._usage = d / "cpu.stat"
-            self.cpuacct = True
-            self._freeze = d / "cgroup.freeze"
-            self.freezer = True
+            if (d / "cpu.stat").exists():
+                self._usage = d / "cpu.stat"
+                self.cpuacct = True
+            if (d / "cgroup.freeze").exists():
+                self._freeze = d / "cgroup.freeze"
+                self.freezer = True
         else:
             made: dict[str, Path] = {}
             for ctrl in V1_CONTROLLERS:
@@ -219,11 +221,13 @@ class Cgroup:
 
 def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False) -> None:
     """Kill every process of the cgroup directories ``dirs`` and remove them."""
-    if freeze is not None:
+    if freeze is not None and freeze.exists():
         try:
             freeze.write_text("1" if v2 else "FROZEN")
         except OSError:
             freeze = None
+    else:
+        freeze = None
     for _ in range(100):
         pids: set[int] = set()
         for d in dirs:

@@ -1,17 +1,24 @@
 """Sandbox tiers for bot processes, and what the machine actually allows.
 
+Every tier: a bot never runs as root. When the arena is root, each bot runs as a uid of
+its own (``UID_BASE + slot``, leased with a lock file so no two running bots share one),
+reaching a program below a closed directory through a *path bridge* (``none``,
+``basic``) or bubblewrap's bind mounts (``strict``); every process of that uid, and of the
+bot's cgroup, is killed when the game ends, and what it left in the shared temporary
+folders is removed. :func:`sweep_stale` removes what killed arenas left.
+
 - ``none``: a plain subprocess in its own session and process group (for development).
-- ``basic``: also a fresh temporary working directory, a scrubbed environment (only
-  ``PATH``, locale, ``TZ``, ``PYTHONPATH``; ``HOME`` and ``TMPDIR`` point to the working
-  directory) and rlimits on CPU time, open files, file size, and no core dumps.
-- ``strict``: basic, plus an unprivileged user (``nobody``) when the arena runs as root
-  (a program below a directory ``nobody`` cannot enter, such as an interpreter under
-  ``/root``, is reached through a *path bridge*: in a private mount namespace the closed
-  directory is replaced by a stand-in exposing only the program's path),
-  no network (a fresh network namespace), and memory and process-count limits through
-  cgroups (v2, or v1 ``memory`` and ``pids`` hierarchies) where they are writable; without
-  a memory cgroup, the bot's resident memory is polled instead and the bot killed above
-  the cap. ``RLIMIT_AS`` is never used as the memory cap: it breaks Go, JVM and Node.
+- ``basic``: also a fresh working directory under :func:`state_root`, a scrubbed
+  environment (only ``PATH``, locale, ``TZ``, ``PYTHONPATH``; ``HOME`` and ``TMPDIR`` point
+  to the working directory) and rlimits on CPU time, open files, file size, processes of
+  its uid, and no core dumps.
+- ``strict``: basic, inside bubblewrap (``bwrap``): its own PID, IPC, UTS, network and
+  mount namespaces, a read-only view of the system, its interpreter and its program
+  folder, a private ``/tmp`` and ``/dev/shm``, its working directory the only writable
+  place; cgroups (v2, or v1 ``memory``, ``pids``, ``cpu``, ``cpuacct``, ``freezer``) cap
+  memory, processes and CPU bandwidth, count the CPU of the whole tree and freeze it.
+  ``RLIMIT_AS`` is never the memory cap: it breaks Go, JVM and Node. Where bubblewrap or
+  a controller is missing, strict refuses with a sentence, or falls back to a named tier.
 
 Every protection is detected at run time. One that is not available is reported with a
 one-line reason (``Sandbox.record()``), so the game record says what was in force.
@@ -337,7 +344,17 @@ def sweep_stale() -> dict:
     root = state_root()
     if os.geteuid() == 0:
         folder = root / "uids"
-        for uid, pids in _proc_uids().items():
+        folder.mkdir(mode=0o700, exist_ok=True)
+        owners = _proc_uids()
+        for temp in dict.fromkeys(SHARED_TEMP + (tempfile.gettempdir(),)):
+            try:
+                for entry in os.scandir(temp):
+                    uid = entry.stat(follow_symlinks=False).st_uid
+                    if UID_BASE <= uid < UID_BASE + UID_SLOTS:
+                        owners.setdefault(uid, [])
+            except OSError:
+                continue
+        for uid, pids in owners.items():
             try:
                 fd = os.open(folder / str(uid - UID_BASE), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             except OSError:
