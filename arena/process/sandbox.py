@@ -148,6 +148,15 @@ def world_accessible(path: str) -> bool:
     return True
 
 
+def _enterable(folder: str) -> bool:
+    """Whether others may enter ``folder`` and every directory above it."""
+    p = Path(folder).resolve()
+    try:
+        return all(d.stat().st_mode & 0o001 for d in (p, *p.parents))
+    except OSError:
+        return False
+
+
 def bridge_plan(files: list[str]) -> dict[str, list[str]] | None:
     """How an unprivileged user can reach ``files`` that sit below directories it cannot
     search (an interpreter under ``/root``, a script in pytest's ``/tmp/pytest-of-root/...``):
@@ -724,8 +733,11 @@ class Sandbox:
         unshare, mounts, setuid = 0, [], None
         if launch.uid is not None:
             blocked = [a for a in _program_files(argv, env) if not world_accessible(a)]
-            if launch.cwd is None and not world_accessible(os.getcwd() + "/."):
-                blocked.append(os.getcwd())
+            if launch.cwd is None and not _enterable(os.getcwd()):
+                # none: the arena's folder is closed to the bot's user, so it gets a folder of its own
+                launch.tmpdir = launch.cwd = _new_dir(label)
+                os.chown(launch.tmpdir, launch.uid, launch.uid)
+                launch.protections.append("temp_dir")
             plan = bridge_plan(blocked) if blocked else {}
             if blocked and plan and mountns_available()[0]:
                 # the bot sees each closed directory as a stand-in holding only the
