@@ -232,8 +232,22 @@ def test_120_spinners_cannot_starve_the_opponent_under_strict(arena_dir):
     assert report["spinners"] == 120
     assert out["seats"][0]["faults"] == []
     # the spinners' CPU is counted (cpuacct), and capped at one core
-    assert 0 < out["seats"][0]["cpu_ms"] <= out["duration_s"] * 1000 * 1.1 + 200, out["seats"][0]
+    assert 0.1 * out["duration_s"] * 1000 < out["seats"][0]["cpu_ms"] <= out["duration_s"] * 1000 * 1.1 + 200, \
+        out["seats"][0]
     assert "cgroup_cpu" in out["sandbox"]["protections"]
+
+
+@tier_param()
+def test_pause_idle_freezes_a_child_that_left_the_bots_session(tier, arena_dir):
+    """The child spins from the bot's first move on; frozen with the bot while the opponent
+    (100 ms a move) thinks, it gets CPU only during the bot's own short moves."""
+    out, report = play(tier, hostile("spin_escaped"), arena_dir, pause_idle=True,
+                       other={"name": "victim", "cmd": misbehaving("slow", "0.1")})
+    assert "freezer" in out["sandbox"]["protections"] and "cpu_accounting_tree" in out["sandbox"]["protections"]
+    victim_ms = out["seats"][1]["wall_ms"]
+    assert victim_ms > 500
+    # unfrozen, the child would be charged most of the opponent's time as well
+    assert out["seats"][0]["cpu_ms"] < out["seats"][0]["wall_ms"] + 0.1 * victim_ms, out["seats"]
 
 
 # ------------------------------------------------------------------ what is left behind

@@ -17,6 +17,7 @@ Modes (``ARG`` in brackets):
 - ``litter TOKEN``: leave files named ``TOKEN`` in ``/tmp`` and ``/dev/shm``.
 - ``daemon``: double-fork a daemon in a new session that sleeps for an hour.
 - ``spin N``: start ``N`` processes that spin on the CPU for the rest of the game.
+- ``spin_escaped``: start a child in a new session that spins for the rest of the game.
 - ``fork_bomb``: fork without bound (each child forks too), for two seconds.
 - ``network PORT``: connect to ``127.0.0.1:PORT``.
 """
@@ -160,6 +161,12 @@ def attack():
                 break
             started += 1
         report["spinners"] = started
+    elif MODE == "spin_escaped":
+        if os.fork() == 0:
+            os.setsid()
+            while True:
+                pass
+        report["spin_escaped"] = "started"
     elif MODE == "fork_bomb":
         end = time.time() + 2
         if os.fork() == 0:
