@@ -12,12 +12,19 @@ and on Dask workers). The request, with its defaults::
      "time_control": {"move_ms": 1000, "game_ms": None, "increment_ms": 0,
                       "startup_ms": 10000, "grace_ms": 50, "mode": "clock"},
      "fault_policy": "forfeit" | "random",     # "forfeit"
-     "sandbox": "none" | "basic" | "strict",   # "basic"
+     "sandbox": "none" | "basic" | "strict"    # "basic"; or {"tier": "strict", "fallback": "basic"}:
+                                               # where strict cannot run, play basic (the record says why)
      "pause_idle": bool,                       # False: SIGSTOP bots not on move when True
      "replay_path": str or None,               # None: no replay file
      "log_dir": str or None,                   # None: bots' stderr is not kept
      "sandbox_options": {"memory_mb": 1024, "pids": 128, "cpu_s": 900, "nofile": 256,
-                         "fsize_mb": 64, "rss_poll_ms": 100, "cgroups": True}}
+                         "fsize_mb": 64, "rss_poll_ms": 100, "cpus": 1.0, "log_kb": 1024,
+                         "log_total_mb": 256, "cgroups": True}}
+
+Each bot's stderr goes to a log of its own per game (``<game>-seat<i>-<name>.stderr.log``,
+``<game>`` the replay's name or a unique stamp), mode 0600, kept up to ``log_kb`` per bot
+and game and ``log_total_mb`` across the folder (a tournament's logs); past either cap the
+log ends with a marker line.
 
 A seat's ``options`` are passed to its bot in ``hello``. A relative path on a ``cmd``
 that names an existing file is made absolute (bots run in a temporary directory).
@@ -25,7 +32,8 @@ that names an existing file is made absolute (bots run in a temporary directory)
 The answer: ``{"result": game.result(), "seats": [{"name", "faults": [{"verdict",
 "detail", "move"}], "moves", "wall_ms", "cpu_ms", "max_move_ms", ...}], "sandbox":
 {"tier", "protections", "unavailable"}, "replay_path", "replay_error", "duration_s", "rules",
-"seed"}`` (``replay_error`` is a sentence if the replay could not be written, else None).
+"seed"}`` (``sandbox`` also has ``requested`` and ``fallback_reason`` when strict fell back;
+``replay_error`` is a sentence if the replay could not be written, else None).
 Bot misbehaviour never raises: it is a fault in the answer. A bad request raises an
 :class:`~arena.errors.ArenaError` subclass naming what is wrong.
 """
@@ -33,6 +41,7 @@ Bot misbehaviour never raises: it is a fault in the answer. A bad request raises
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -126,7 +135,7 @@ def normalize(request: dict) -> dict:
         "deal": request.get("deal"),
         "time_control": TimeControl.from_json(request.get("time_control")),
         "fault_policy": request.get("fault_policy") or "forfeit",
-        "sandbox": request.get("sandbox") or "basic",
+        "sandbox": _sandbox_field(request.get("sandbox")),
         "pause_idle": bool(request.get("pause_idle", False)),
         "replay_path": request.get("replay_path"),
         "log_dir": request.get("log_dir"),
@@ -136,6 +145,46 @@ def normalize(request: dict) -> dict:
         raise BadRequest(f"cannot write the replay to {out['replay_path']}: its directory does not exist")
     if out["fault_policy"] not in FAULT_POLICIES:
         raise BadRequest(f"fault_policy must be one of {', '.join(FAULT_POLICIES)}, got {out['fault_policy']!r}")
+    return out
+
+
+def _sandbox_field(value) -> dict:
+    """``{"tier", "fallback"}`` from the request's ``sandbox`` (a tier's name or that mapping)."""
+    if value is None or isinstance(value, str):
+        return {"tier": value or "basic", "fallback": None}
+    if isinstance(value, dict) and set(value) <= {"tier", "fallback"} and isinstance(value.get("tier"), str) \
+            and isinstance(value.get("fallback"), (str, type(None))):
+        return {"tier": value["tier"], "fallback": value.get("fallback")}
+    raise BadRequest(f"sandbox must be a tier's name or {{tier, fallback}}, got {value!r}")
+
+
+_log_counter = itertools.count()
+
+
+def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limits) -> list[tuple[str, int]]:
+    """Each seat's stderr log of this game and the bytes it may keep (per-game and folder caps)."""
+    stem = Path(replay_path).stem if replay_path else \
+        f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_log_counter)}"
+    used = 0
+    for entry in os.scandir(log_dir):
+        if entry.name.endswith(".log"):
+            try:
+                used += entry.stat().st_size
+            except OSError:
+                pass
+    total = limits.log_total_mb << 20
+    cap = max(0, min(limits.log_kb << 10, (total - used) // max(1, len(seats))))
+    out = []
+    for i, seat in enumerate(seats):
+        path = log_dir / f"{stem}-seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            if cap < limits.log_kb << 10:
+                os.write(fd, b"[arena: the logs in this folder reached their cap of %d MB: %s]\n" % (
+                    limits.log_total_mb, b"stderr is not kept" if cap <= 0 else b"%d bytes are kept" % cap))
+        finally:
+            os.close(fd)
+        out.append((str(path), cap))
     return out
 
 
@@ -161,18 +210,19 @@ def play_game(request: dict) -> dict:
         limits = Limits(**opts)
     except TypeError:
         raise BadRequest(f"sandbox_options has an unknown field (fields: cgroups, {', '.join(Limits.__dataclass_fields__)})") from None
-    sandbox = Sandbox(req["sandbox"], limits, use_cgroups=use_cgroups)
+    sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"])
     seats = [_Seat(s["name"], Clock(tc)) for s in req["seats"]]
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
+    logs = [(None, None)] * len(seats)
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
+        logs = _log_paths(log_dir, seats, req["replay_path"], limits)
     match = _Match(game, seats, req, tc)
     try:
         for i, seat in enumerate(seats):
             launch = sandbox.prepare(argvs[i], label=f"seat{i}")
-            if log_dir is not None:
-                seat.log = str(log_dir / f"seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log")
-            seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log)
+            seat.log, cap = logs[i]
+            seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log, stderr_cap=cap)
             seat.discarded = seat.bot.protocol.discarded
         match.handshake()
         match.play()

@@ -36,7 +36,7 @@ TOP_KEYS = {
     "seed": "the tournament's seed",
     "time_control": "move_ms, game_ms, increment_ms, startup_ms, grace_ms",
     "fault_policy": "forfeit or random",
-    "sandbox": "none, basic or strict",
+    "sandbox": "none, basic or strict, or {tier: strict, fallback: basic}",
     "concurrency": "games played at once",
     "executor": "local or dask, and how games are played",
     "output": "the output folder",
@@ -82,7 +82,7 @@ class TournamentConfig:
     seed: int
     time_control: dict
     fault_policy: str
-    sandbox: str
+    sandbox: str | dict  # a tier, or {"tier": ..., "fallback": ...}
     concurrency: int
     executor: str
     address: str | None
@@ -156,7 +156,7 @@ def validate(src: Source) -> TournamentConfig:
     seed = _int(src, ("seed",), doc.get("seed", 0), 0)
     tc = _time_control(src, doc.get("time_control"))
     fault = _choice(src, ("fault_policy",), doc.get("fault_policy", "forfeit"), FAULT_POLICIES)
-    sandbox = _choice(src, ("sandbox",), doc.get("sandbox", "basic"), SANDBOX_TIERS)
+    sandbox = _sandbox(src, doc.get("sandbox", "basic"))
     conc = _int(src, ("concurrency",), doc.get("concurrency", os.cpu_count() or 1), 1)
     if play == "inprocess":
         for i, b in enumerate(bots):
@@ -213,6 +213,21 @@ def _choice(src, path, value, choices) -> str:
     if value not in choices:
         raise src.error(path, f"{value!r} is not one of {', '.join(choices)}")
     return value
+
+
+def _sandbox(src, value) -> str | dict:
+    """``sandbox: strict`` or ``sandbox: {tier: strict, fallback: basic}`` (play basic where
+    strict cannot run; each game's record says which tier it had)."""
+    if not isinstance(value, dict):
+        return _choice(src, ("sandbox",), value, SANDBOX_TIERS)
+    obj = _mapping(src, ("sandbox",), value, {"tier", "fallback"})
+    if "tier" not in obj:
+        raise src.error(("sandbox",), "a sandbox mapping needs 'tier' (and may name a 'fallback' tier)")
+    tier = _choice(src, ("sandbox", "tier"), obj["tier"], SANDBOX_TIERS)
+    fallback = obj.get("fallback")
+    if fallback is None:
+        return tier
+    return {"tier": tier, "fallback": _choice(src, ("sandbox", "fallback"), fallback, SANDBOX_TIERS)}
 
 
 def _mapping(src, path, value, keys) -> dict:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ArenaError
+from ..process.sandbox import sweep_stale
 from .config import TournamentConfig
 from .executors import LocalExecutor, WorkerLost
 from .schedule import GameTask, schedule, total_games
@@ -122,6 +123,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
 
     echo = echo or (lambda text: tqdm.write(text, file=sys.stderr))
     output = Path(cfg.output).resolve()
+    sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
     store = Store.open(output, cfg.fingerprint())
     store.set_meta("config", json.dumps(config_json(cfg), sort_keys=True))
     (output / "logs").mkdir(exist_ok=True)
