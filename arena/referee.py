@@ -16,8 +16,18 @@ and on Dask workers). The request, with its defaults::
      "pause_idle": bool,                       # False: SIGSTOP bots not on move when True
      "replay_path": str or None,               # None: no replay file
      "log_dir": str or None,                   # None: bots' stderr is not kept
+     "fresh_process": bool,                    # False: with a pool, reuse live bot processes
+     "max_games_per_process": int,             # 100: games a pooled process plays at most
      "sandbox_options": {"memory_mb": 1024, "pids": 128, "cpu_s": 900, "nofile": 256,
                          "fsize_mb": 64, "rss_poll_ms": 100, "cgroups": True}}
+
+With a :class:`~arena.process.pool.ProcessPool` (``play_game(request, pool)``, as the
+tournament workers do), each seat takes a live process of its bot from the pool, if one is
+idle, and starts the game with a new ``hello``; after the game a process whose seat had no
+fault goes back to the pool (see :mod:`arena.process.pool` for when it is closed instead).
+A pooled process that turns out dead at the ``hello`` is replaced by a fresh one without
+any fault: a crash between games is charged to nobody. A pooled process's stderr log is
+one file per process (``<bot>-p<n>.stderr.log``) with a line marking where each game starts.
 
 A seat's ``options`` are passed to its bot in ``hello``. A relative path on a ``cmd``
 that names an existing file is made absolute (bots run in a temporary directory).
@@ -47,6 +57,7 @@ from engine.errors import EngineError
 from engine.events import events_since
 
 from .process.botproc import BotProcess
+from .process.pool import DEFAULT_MAX_GAMES, PooledBot, ProcessPool, pool_key
 from .errors import UsageError
 from .process.protocol import hello_message, request_message
 from .process.sandbox import Limits, Sandbox
@@ -62,9 +73,35 @@ class BadRequest(UsageError):
     """A referee request that cannot be played (unknown bot, missing program, bad field)."""
 
 
+_HELLOS: dict[int, tuple] = {}
+
+
+def _hello(seat: int, rules, time_control: dict, seed: int) -> dict:
+    """``hello_message``, its card data built once per compiled ruleset (not per game)."""
+    cached = _HELLOS.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        if len(_HELLOS) > 64:
+            _HELLOS.clear()
+        cached = _HELLOS[id(rules)] = (rules, hello_message(0, rules, {}, 0))
+    hello = dict(cached[1])
+    hello.update(seat=seat, time_control=time_control, seed=seed)
+    return hello
+
+
+def _mark_log(path: str | None, req: dict, seat: int) -> None:
+    """Mark in a pooled process's stderr log where a game starts."""
+    if path is None:
+        return
+    try:
+        with open(path, "ab") as f:
+            f.write(f"[arena: a new game, seed {req['seed']}, seat {seat} of {req['players']}]\n".encode())
+    except OSError:
+        pass
+
+
 class _Seat:
     __slots__ = ("name", "bot", "clock", "faults", "moves", "wall", "cpu", "max_move", "events_from", "ready", "log",
-                 "discarded", "pid")
+                 "discarded", "pid", "entry", "reused")
 
     def __init__(self, name: str, clock: Clock):
         self.name = name
@@ -80,6 +117,8 @@ class _Seat:
         self.log = None
         self.discarded: list[dict] = []
         self.pid = -1
+        self.entry = None  # its PooledBot, when the game has a pool
+        self.reused = False
 
 
 def resolve_command(seat: dict) -> list[str]:
@@ -131,6 +170,8 @@ def normalize(request: dict) -> dict:
         "replay_path": request.get("replay_path"),
         "log_dir": request.get("log_dir"),
         "sandbox_options": dict(request.get("sandbox_options") or {}),
+        "fresh_process": bool(request.get("fresh_process", False)),
+        "max_games_per_process": request.get("max_games_per_process") or DEFAULT_MAX_GAMES,
     }
     if out["replay_path"] and not Path(out["replay_path"]).resolve().parent.is_dir():
         raise BadRequest(f"cannot write the replay to {out['replay_path']}: its directory does not exist")
@@ -144,8 +185,10 @@ def bot_seed(seed: int, seat: int) -> int:
     return int.from_bytes(hashlib.sha256(f"bot:{seed}:{seat}".encode()).digest()[:4], "big") >> 1
 
 
-def play_game(request: dict) -> dict:
-    """Play one game between bot processes; see the module docstring for the data."""
+def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
+    """Play one game between bot processes; see the module docstring for the data.
+
+    With ``pool``, seats reuse live processes of their bots and clean ones go back to it."""
     t_start = time.perf_counter()
     req = normalize(request)
     argvs = [resolve_command(s) for s in req["seats"]]
@@ -166,19 +209,60 @@ def play_game(request: dict) -> dict:
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
+    if req["fresh_process"]:
+        pool = None
+    if pool is not None:
+        pool.max_games = max(1, int(req["max_games_per_process"]))
+    keys = [pool_key(s["name"], argvs[i], req["sandbox"], req["sandbox_options"], req["log_dir"])
+            for i, s in enumerate(req["seats"])] if pool is not None else []
+
+    def fresh(i: int) -> None:
+        """Start a new process for seat ``i`` (pooled, when there is a pool)."""
+        seat = seats[i]
+        launch = sandbox.prepare(argvs[i], label=f"seat{i}")
+        safe = re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)
+        if log_dir is None:
+            seat.log = None
+        elif pool is None:
+            seat.log = str(log_dir / f"seat{i}-{safe}.stderr.log")
+        else:
+            seat.log = str(log_dir / f"{safe}-{os.getpid()}-{pool.stats['started'] + 1}.stderr.log")
+        seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log)
+        seat.discarded = seat.bot.protocol.discarded
+        seat.reused = False
+        if pool is not None:
+            pool.started()
+            seat.entry = PooledBot(keys[i], seat.bot, launch, seat.log)
+            _mark_log(seat.log, req, i)
+
+    def reuse(i: int, entry: PooledBot) -> None:
+        seat = seats[i]
+        seat.entry, seat.bot, seat.log, seat.reused = entry, entry.bot, entry.log, True
+        sandbox.launches.append(entry.launch)  # for the game's sandbox record
+        entry.bot.label = f"seat{i}:{seat.name}"
+        entry.bot.protocol.label = entry.bot.label
+        entry.bot.protocol.discarded = seat.discarded = []
+        _mark_log(seat.log, req, i)
+
     match = _Match(game, seats, req, tc)
+    match.fresh = fresh
+    match.pool = pool
+    finished = False
     try:
-        for i, seat in enumerate(seats):
-            launch = sandbox.prepare(argvs[i], label=f"seat{i}")
-            if log_dir is not None:
-                seat.log = str(log_dir / f"seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log")
-            seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log)
-            seat.discarded = seat.bot.protocol.discarded
+        for i in range(len(seats)):
+            entry = pool.take(keys[i]) if pool is not None else None
+            if entry is not None:
+                reuse(i, entry)
+            else:
+                fresh(i)
         match.handshake()
         match.play()
+        finished = True
     finally:
-        match.close_all()
-        sandbox.cleanup()
+        kept = match.close_all(pool if finished else None, limits.cpu_s if req["sandbox"] != "none" else None)
+        for launch in sandbox.launches:
+            if not any(launch is k for k in kept):
+                launch.cleanup()
     sandbox_record = sandbox.record()
     replay_path = req["replay_path"]
     replay_error = None
@@ -219,31 +303,63 @@ class _Match:
         self.pause_idle = req["pause_idle"]
         self.fallback = random.Random(f"fallback:{req['seed']}")
         self.move_times: list = []
+        self.fresh = None  # starts a fresh process for a seat (set by play_game)
+        self.pool: ProcessPool | None = None
 
     def handshake(self) -> None:
-        """Start every bot (they boot at once), then read each ``ready``."""
+        """Start every bot (they boot at once), then read each ``ready``.
+
+        A reused process that fails its ``hello`` died between games: it is replaced by a
+        fresh process, once, and nobody is charged."""
         tc = self.tc
         limit = (tc.startup_ms + tc.grace_ms) / 1000
         sent = []
         for i, seat in enumerate(self.seats):
-            hello = hello_message(i, self.rules, tc.to_json(), bot_seed(self.req["seed"], i))
-            hello["options"] = self.req["seats"][i]["options"]
-            try:
-                seat.bot.send_hello(hello, limit)
-                seat.pid = seat.bot.pid
+            if self._send_hello(i, limit):
                 sent.append(i)
-            except BotFault as fault:
-                self.fault(i, fault.verdict, fault.detail, start=True)
         for i in sent:
             seat = self.seats[i]
             try:
                 seat.pid = seat.bot.pid
                 seat.ready = seat.bot.await_ready().to_json()
             except BotFault as fault:
-                self.fault(i, fault.verdict, fault.detail, start=True)
-                continue
+                if not seat.reused:
+                    self.fault(i, fault.verdict, fault.detail, start=True)
+                    continue
+                self._replace(i)
+                if not self._send_hello(i, limit):
+                    continue
+                try:
+                    seat.ready = seat.bot.await_ready().to_json()
+                except BotFault as fault:
+                    self.fault(i, fault.verdict, fault.detail, start=True)
+                    continue
             if self.pause_idle:
                 seat.bot.pause()
+
+    def _send_hello(self, i: int, limit: float) -> bool:
+        seat = self.seats[i]
+        hello = _hello(i, self.rules, self.tc.to_json(), bot_seed(self.req["seed"], i))
+        hello["options"] = self.req["seats"][i]["options"]
+        try:
+            seat.bot.send_hello(hello, limit)
+            seat.pid = seat.bot.pid
+            return True
+        except BotFault as fault:
+            if seat.reused:
+                self._replace(i)
+                return self._send_hello(i, limit)
+            self.fault(i, fault.verdict, fault.detail, start=True)
+            return False
+
+    def _replace(self, i: int) -> None:
+        """Close seat ``i``'s reused process (it died between games) and start a fresh one."""
+        seat = self.seats[i]
+        if self.pool is not None:
+            self.pool.stats["died_idle"] += 1
+        seat.entry.close()
+        seat.entry = None
+        self.fresh(i)
 
     def play(self) -> None:
         """Ask the seat to move until the game is over."""
@@ -305,8 +421,9 @@ class _Match:
         elif not start:
             self.play_random(s)
 
-    def close_all(self) -> None:
-        """Tell every live bot the result, ask it to quit, and kill every process group."""
+    def close_all(self, pool: ProcessPool | None = None, cpu_limit_s: float | None = None) -> list:
+        """Tell every live bot the result; give clean processes back to ``pool`` (the
+        launches kept are returned) and close the others: quit, then kill the group."""
         game = self.game
         for s, seat in enumerate(self.seats):
             bot = seat.bot
@@ -318,7 +435,21 @@ class _Match:
                 bot.resume()
                 events, seat.events_from = events_since(game, s, seat.events_from)
                 bot.notify({"type": "game_over", "result": game.result(), "events": events})
+        kept = []
         for seat in self.seats:
-            if seat.bot is not None:
-                seat.bot.close()
-                seat.bot = None
+            entry, bot = seat.entry, seat.bot
+            seat.bot = seat.entry = None
+            if entry is not None and (bot is None or bot is not entry.bot):
+                if pool is not None:
+                    pool.stats["faulted"] += 1
+                entry.close()  # its seat's process was closed or replaced in the game
+                continue
+            if entry is not None and pool is not None:
+                clean = game.is_over and not seat.faults and seat.ready is not None
+                if pool.give(entry, clean, cpu_limit_s):
+                    kept.append(entry.launch)
+            elif entry is not None:
+                entry.close()
+            elif bot is not None:
+                bot.close()
+        return kept

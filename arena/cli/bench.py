@@ -68,7 +68,8 @@ def bench_tournament_cmd(
     """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead.
 
     Three copies of greedy play each other (two seats, base rules); every run goes into a
-    fresh database. The overhead is given as a share of the workers' wall time and of all
+    fresh database. With --play bots the same games are also played in-process, run for
+    run, and the bot-process games/s are given as a share of the in-process games/s. The overhead is given as a share of the workers' wall time and of all
     CPU time, and the same games are also played by bare processes (no runner at all): the
     machine's ceiling, printed beside the runner's games/s and speed-up.
     """
@@ -80,7 +81,9 @@ def bench_tournament_cmd(
     if as_json:
         emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
                                           "cpu_overhead_1", "cpu_overhead_2", "games", "bare_games_per_s_1",
-                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2")})
+                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2",
+                                          "inprocess_games_per_s_1", "inprocess_games_per_s_2",
+                                          "bots_vs_inprocess_1", "bots_vs_inprocess_2") if k in result})
         return
     typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
                f"best of {result['repeat']} runs")
@@ -91,3 +94,7 @@ def bench_tournament_cmd(
                    + (f", {cpu:.1%} of CPU time" if cpu is not None else "")
                    + f"; {result[f'kept_of_bare_{n}']:.0%} of bare processes ({result[f'bare_games_per_s_{n}']:.1f} games/s)")
     typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x (bare processes: {result['bare_speedup']:.2f}x)")
+    if "bots_vs_inprocess_2" in result:
+        for n in (1, 2):
+            typer.echo(f"  concurrency {n}: bot processes {result[f'games_per_s_{n}']:.1f} games/s, in-process "
+                       f"{result[f'inprocess_games_per_s_{n}']:.1f} games/s: {result[f'bots_vs_inprocess_{n}']:.1%}")
