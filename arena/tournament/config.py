@@ -43,6 +43,8 @@ TOP_KEYS = {
     "anchor": "the bot whose rating is 0",
     "replays": "write a replay file per game",
     "pause_idle": "pause bots while it is not their turn",
+    "fresh_process": "start every bot process anew for each game (default: processes are reused)",
+    "max_games_per_process": "games one bot process plays before it is replaced (default 100)",
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
@@ -91,6 +93,8 @@ class TournamentConfig:
     anchor: str | None
     replays: bool
     pause_idle: bool
+    fresh_process: bool = False
+    max_games_per_process: int = 100
 
     def bot(self, name: str) -> BotEntry:
         """The bot with display name ``name``."""
@@ -172,9 +176,11 @@ def validate(src: Source) -> TournamentConfig:
             raise src.error(("anchor",), f"no bot named {anchor!r} (bots: {', '.join(b.name for b in bots)})")
     replays = _bool(src, ("replays",), doc.get("replays", True))
     pause_idle = _bool(src, ("pause_idle",), doc.get("pause_idle", False))
+    fresh = _bool(src, ("fresh_process",), doc.get("fresh_process", False))
+    per_process = _int(src, ("max_games_per_process",), doc.get("max_games_per_process", 100), 1)
     return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
                             tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
-                            pause_idle)
+                            pause_idle, fresh, per_process)
 
 
 def _type_name(value) -> str:

@@ -54,7 +54,8 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
     return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
             "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
             "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
-            "log_dir": str(output / "logs")}
+            "log_dir": str(output / "logs"), "fresh_process": cfg.fresh_process,
+            "max_games_per_process": cfg.max_games_per_process}
 
 
 def _die_with_parent() -> None:
