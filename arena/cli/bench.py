@@ -98,3 +98,29 @@ def bench_tournament_cmd(
         for n in (1, 2):
             typer.echo(f"  concurrency {n}: bot processes {result[f'games_per_s_{n}']:.1f} games/s, in-process "
                        f"{result[f'inprocess_games_per_s_{n}']:.1f} games/s: {result[f'bots_vs_inprocess_{n}']:.1%}")
+
+
+@bench_app.command("schedule")
+@guarded
+def bench_schedule_cmd(
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Time and peak memory of `arena validate` on generated big fields, and time to the first game.
+
+    A round robin of 1,000 bots and a gauntlet and a Swiss of 10,000 (two seats, copies of
+    the random bot) are written to a temporary folder and validated, each in a fresh
+    process; then `arena run` is started on the gauntlet and timed until its first game is
+    stored. Targets: under 5 s and 1 GB per validation, under 5 s to the first game.
+    """
+    from ..bench.schedule import bench_schedule
+
+    result = bench_schedule()
+    if as_json:
+        emit_json(result)
+        return
+    for row in result["validate"]:
+        typer.echo(f"  validate {row['format']} of {row['bots']:,} bots: {row['wall_s']:.2f} s, "
+                   f"peak {row['peak_mb']:.0f} MB, exit {row['exit']}: {row['said'][:160]}")
+    first = result["first_game_s"]
+    typer.echo("  arena run, 10,000-bot gauntlet: " + (f"first game stored after {first:.2f} s" if first is not None
+                                                       else "no game stored within 60 s"))

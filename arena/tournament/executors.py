@@ -30,6 +30,7 @@ import selectors
 from typing import Callable, Iterator
 
 from ..errors import ArenaError
+from .schedule import WAIT
 
 MAX_ATTEMPTS = 3
 
@@ -216,7 +217,7 @@ class LocalExecutor:
         """Keep ``queued`` games in flight on ``w`` (retried games first)."""
         while len(w.tasks) < self.queued and not stop():
             task = retry.popleft() if retry else next(tasks, None)
-            if task is None:
+            if task is None or task is WAIT:  # WAIT: the next games need results still in flight
                 return
             w.tasks.append(task)
             try:

@@ -52,6 +52,10 @@ def table(games: list[dict], faults: dict[str, dict[str, int]] | None = None) ->
     return out
 
 
+#: the most bots whose likelihood-of-superiority table the text standings print
+LOS_TABLE_MAX = 30
+
+
 def leader_line(rows: list[dict]) -> str:
     """``leader greedy 0.83 ppg``."""
     if not rows:
@@ -112,7 +116,7 @@ def render_text(rep: dict) -> str:
     if ratings:
         lines.append(f"ratings: {ratings['method']}, anchor {ratings['anchor']} = 0")
         bots = [r["bot"] for r in rep["standings"] if r["bot"] in ratings["elo"]]
-        if len(bots) > 1:
+        if 1 < len(bots) <= LOS_TABLE_MAX:  # a square table: for fields that fit on a screen
             lines.append("likelihood of superiority (row stronger than column):")
             lines.append(" " * 16 + "".join(f"{b[:8]:>9}" for b in bots))
             for a in bots:
