@@ -123,6 +123,7 @@ def test_a_process_is_replaced_after_max_games_and_fresh_process_turns_reuse_off
         pool.close()
 
 
+@pytest.mark.slow
 def test_a_tournament_starts_each_bot_once_per_worker_and_leaves_none_behind(tmp_path):
     from arena.tournament.config import BotEntry, TournamentConfig
     from arena.tournament.runner import run_tournament

@@ -85,14 +85,15 @@ def first_game(file: Path, output: Path, timeout: float = 60.0) -> float | None:
     return found
 
 
-def bench_schedule(fields=FIELDS) -> dict:
-    """Validate each generated field, then time ``arena run`` to its first game."""
+def bench_schedule(fields=FIELDS, run_bots: int = 10000) -> dict:
+    """Validate each generated field, then time ``arena run`` to its first game on a
+    gauntlet of ``run_bots`` bots."""
     out: dict = {"validate": []}
     with tempfile.TemporaryDirectory(prefix="arena-bench-schedule-") as tmp:
         for fmt, bots, extra in fields:
             path = write_field(Path(tmp) / f"{fmt}.yaml", fmt, bots, extra)
             row = _timed(_arena() + ["validate", str(path)])
             out["validate"].append({"format": fmt, "bots": bots, **row})
-        gauntlet = write_field(Path(tmp) / "run.yaml", "gauntlet", 10000, inprocess=True)
+        gauntlet = write_field(Path(tmp) / "run.yaml", "gauntlet", run_bots, inprocess=True)
         out["first_game_s"] = first_game(gauntlet, Path(tmp) / "out-gauntlet")
     return out
