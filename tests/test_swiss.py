@@ -15,6 +15,7 @@ from engine import RuleSpec
 from arena.tournament.config import BotEntry, TournamentConfig, load_config
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import WAIT, group_seed, total_games
+from arena.tournament.standings import render_text, report
 from arena.tournament.store import Store
 from arena.tournament.swiss import SwissPlan, pair_round
 
@@ -55,6 +56,14 @@ def config(tmp_path, bots: int, rounds: int, concurrency: int = 1) -> Tournament
         anchor=None, replays=False, pause_idle=False)
 
 
+def report_of(output):
+    store = Store.open(output, create=False)
+    try:
+        return report(store)
+    finally:
+        store.close()
+
+
 def groups(store_games: list[dict]) -> dict[int, list[dict]]:
     out: dict[int, list[dict]] = {}
     for g in store_games:
@@ -62,9 +71,9 @@ def groups(store_games: list[dict]) -> dict[int, list[dict]]:
     return out
 
 
-@pytest.mark.parametrize("bots,rounds", [(8, 5), (9, 6)])
-def test_a_swiss_run_has_no_repeat_pairing_balanced_seats_and_byes(tmp_path, bots, rounds):
-    cfg = config(tmp_path, bots, rounds)
+@pytest.mark.parametrize("bots,rounds,workers", [(8, 5, 1), (9, 6, 2)])
+def test_a_swiss_run_has_no_repeat_pairing_balanced_seats_and_byes(tmp_path, bots, rounds, workers):
+    cfg = config(tmp_path, bots, rounds, concurrency=workers)
     summary = run_tournament(cfg, game_fn=fake_game, progress=False, echo=lambda _t: None)
     assert summary["played"] == total_games(cfg) == rounds * (bots // 2) * 2
     assert summary["swiss"]["rounds_paired"] == rounds and summary["swiss"]["repeat_pairings"] == 0
@@ -97,6 +106,9 @@ def test_a_swiss_run_has_no_repeat_pairing_balanced_seats_and_byes(tmp_path, bot
         balance[b] -= 1
     assert all(abs(balance[b.name]) <= 2 for b in cfg.bots), balance
     assert plan.done == {g["key"] for g in games}
+    rep = report_of(cfg.output)
+    assert rep["swiss"]["standings"][0]["score"] >= rep["swiss"]["standings"][-1]["score"]
+    assert "swiss score" in render_text(rep)
 
 
 def test_rounds_are_paired_by_score():
