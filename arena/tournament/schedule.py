@@ -55,7 +55,7 @@ def game_key(name: str, group: int, rotation: int, seed: int) -> str:
 
 #: at most this many tables are ordered by the greedy :func:`balanced_order` (quadratic);
 #: bigger cycles of three or four seats use the strided order of :class:`Strided`
-GREEDY_TABLES = 400
+GREEDY_TABLES = 200
 
 
 class Tables:
