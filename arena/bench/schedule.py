@@ -40,7 +40,8 @@ def _arena() -> list[str]:
 
 
 def _timed(argv: list[str]) -> dict:
-    """Run ``argv``; wall seconds, peak RSS in MB, exit code and the last line printed."""
+    """Run ``argv``; wall and CPU seconds (CPU time is what other load on the machine does not
+    inflate), peak RSS in MB, exit code and the last line printed."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = proc.stdout.read()
@@ -48,7 +49,8 @@ def _timed(argv: list[str]) -> dict:
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = out.decode("utf-8", "replace").strip().splitlines()
-    return {"wall_s": wall, "peak_mb": usage.ru_maxrss / 1024, "exit": proc.returncode,
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
+            "exit": proc.returncode,
             "said": text[-1] if text else ""}
 
 

@@ -119,7 +119,7 @@ def bench_schedule_cmd(
         emit_json(result)
         return
     for row in result["validate"]:
-        typer.echo(f"  validate {row['format']} of {row['bots']:,} bots: {row['wall_s']:.2f} s, "
+        typer.echo(f"  validate {row['format']} of {row['bots']:,} bots: {row['wall_s']:.2f} s ({row['cpu_s']:.2f} s CPU), "
                    f"peak {row['peak_mb']:.0f} MB, exit {row['exit']}: {row['said'][:160]}")
     first = result["first_game_s"]
     typer.echo("  arena run, 10,000-bot gauntlet: " + (f"first game stored after {first:.2f} s" if first is not None
