@@ -16,11 +16,12 @@ def validate_cmd(
     file: Path = typer.Argument(..., help="A tournament or experiment file (YAML)."),
 ) -> None:
     """Check a tournament file (or an experiment file, which has rule_sets) without running it."""
-    from ..tournament.config import load_config
+    from ..tournament.config import validate
     from ..tournament.schedule import group_count, total_games
     from ..tournament.yamlsource import load_with_lines
 
-    doc = load_with_lines(file).value
+    src = load_with_lines(file)  # read once: a field of thousands of bots is a big file
+    doc = src.value
     if isinstance(doc, dict) and "rule_sets" in doc:
         from ..experiment import load_experiment
 
@@ -30,7 +31,7 @@ def validate_cmd(
                    f"({', '.join(r.name for r in exp.rule_sets)}), {len(base.bots)} bots, {base.seats} seats, "
                    f"{total_games(base)} games per rule set, output {base.output}")
         return
-    cfg = load_config(file)
+    cfg = validate(src)
     kind = "at most " if cfg.format == "sprt" else ""
     typer.echo(f"{file}: valid. {cfg.name}: {cfg.format}, {len(cfg.bots)} bots, {cfg.seats} seats, rules "
                f"{cfg.rules.label()}, {kind}{total_games(cfg)} games in {group_count(cfg)} groups, "

@@ -9,6 +9,7 @@ missing bot executable, an unknown variant or parameter, an impossible seat coun
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -19,7 +20,7 @@ from engine import EngineError, RuleSpec, compile_rules
 
 from .yamlsource import ConfigError, Source, load_with_lines
 
-FORMATS = ("round-robin", "gauntlet", "sprt")
+FORMATS = ("round-robin", "gauntlet", "sprt", "swiss")
 FAULT_POLICIES = ("forfeit", "random")
 SANDBOX_TIERS = ("none", "basic", "strict")
 EXECUTORS = ("local", "dask")
@@ -30,7 +31,7 @@ TOP_KEYS = {
     "rules": "variants and parameters",
     "seats": "seats per game, 1-4",
     "bots": "the bots",
-    "format": "round-robin, gauntlet or sprt",
+    "format": "round-robin, gauntlet, sprt or swiss",
     "rounds": "how many times every table is played (each time as a seat-rotated group)",
     "games": "how many games in all (rounded up to whole groups); for sprt, the most games",
     "seed": "the tournament's seed",
@@ -43,10 +44,12 @@ TOP_KEYS = {
     "anchor": "the bot whose rating is 0",
     "replays": "write a replay file per game",
     "pause_idle": "pause bots while it is not their turn",
+    "fresh_process": "start every bot process anew for each game (default: processes are reused)",
+    "max_games_per_process": "games one bot process plays before it is replaced (default 100)",
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
-FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"},
+FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"}, "swiss": set(),
                "sprt": {"candidate", "elo0", "elo1", "alpha", "beta"}}
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
 
@@ -91,10 +94,16 @@ class TournamentConfig:
     anchor: str | None
     replays: bool
     pause_idle: bool
+    fresh_process: bool = False
+    max_games_per_process: int = 100
 
     def bot(self, name: str) -> BotEntry:
-        """The bot with display name ``name``."""
-        return next(b for b in self.bots if b.name == name)
+        """The bot with display name ``name`` (a dict look-up: fields of thousands of bots)."""
+        index = self.__dict__.get("_by_name")
+        if index is None:
+            index = {b.name: b for b in self.bots}
+            object.__setattr__(self, "_by_name", index)
+        return index[name]
 
     def with_overrides(self, output=None, concurrency=None, dask=None, play=None) -> "TournamentConfig":
         """The config with command-line overrides applied."""
@@ -151,8 +160,18 @@ def validate(src: Source) -> TournamentConfig:
         raise src.error(("games",), "give either 'rounds' or 'games', not both")
     if fmt == "sprt" and rounds is not None:
         raise src.error(("rounds",), "an sprt runs until the test decides: give 'games' as the most games, not 'rounds'")
+    if fmt == "swiss":
+        if games is not None:
+            raise src.error(("games",), "a swiss tournament is played in rounds: give 'rounds', not 'games'")
+        most = len(bots) - 1 if len(bots) % 2 == 0 else len(bots)
+        if rounds is None:
+            rounds = min(most, max(1, math.ceil(math.log2(len(bots)))))
+        elif rounds > most:
+            raise src.error(("rounds",), f"{len(bots)} bots can play at most {most} swiss rounds without a repeat "
+                            f"pairing, not {rounds}")
     if rounds is None and games is None:
         rounds, games = (None, 20000) if fmt == "sprt" else (1, None)
+    _check_size(src, fmt, len(bots), seats, rounds, games)
     seed = _int(src, ("seed",), doc.get("seed", 0), 0)
     tc = _time_control(src, doc.get("time_control"))
     fault = _choice(src, ("fault_policy",), doc.get("fault_policy", "forfeit"), FAULT_POLICIES)
@@ -172,9 +191,42 @@ def validate(src: Source) -> TournamentConfig:
             raise src.error(("anchor",), f"no bot named {anchor!r} (bots: {', '.join(b.name for b in bots)})")
     replays = _bool(src, ("replays",), doc.get("replays", True))
     pause_idle = _bool(src, ("pause_idle",), doc.get("pause_idle", False))
+    fresh = _bool(src, ("fresh_process",), doc.get("fresh_process", False))
+    per_process = _int(src, ("max_games_per_process",), doc.get("max_games_per_process", 100), 1)
     return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
                             tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
-                            pause_idle)
+                            pause_idle, fresh, per_process)
+
+
+#: the most games a tournament file may schedule, per core of this machine: beyond, a run
+#: would take months (games last tens of milliseconds in-process, seconds with real bots)
+MAX_GAMES_PER_CORE = 1_000_000
+
+
+def max_games() -> int:
+    """The most games a tournament may schedule on this machine."""
+    return MAX_GAMES_PER_CORE * (os.cpu_count() or 1)
+
+
+def _check_size(src, fmt: str, bots: int, seats: int, rounds: int | None, games: int | None) -> None:
+    """Refuse a schedule whose game count is absurd for this machine, with the count."""
+    if games is not None:
+        count, how = -(-games // seats) * seats, "'games' asks for"
+    else:
+        tables = {"round-robin": math.comb(bots, seats), "gauntlet": math.comb(bots - 1, seats - 1),
+                  "swiss": 0}.get(fmt, 1) if seats > 1 else bots
+        if fmt == "swiss":
+            tables = bots // seats
+        count = rounds * tables * seats
+        how = f"this {fmt} has {tables:,} table{'s' if tables != 1 else ''} x {seats} seats x {rounds} round{'s' if rounds != 1 else ''} ="
+    limit = max_games()
+    if count > limit:
+        hint = {"round-robin": "use format gauntlet (one bot against the field) or swiss (a few rounds paired "
+                               "by score), or a league (`arena league`)",
+                "gauntlet": "give 'games' to play a sample of its tables, or use fewer seats"}.get(fmt, "lower it")
+        raise src.error(("games",) if games is not None else ("rounds",) if fmt == "swiss" else ("format",),
+                        f"{how} {count:,} games, more than this machine can play (at most {limit:,}: "
+                        f"{MAX_GAMES_PER_CORE:,} per core); {hint}")
 
 
 def _type_name(value) -> str:
@@ -281,8 +333,10 @@ def registered_bots(play: str) -> list[str]:
 def _bots(src, value, play: str) -> list[BotEntry]:
     if not isinstance(value, list) or not value:
         raise src.error(("bots",), "expected a non-empty list of bots")
-    known = registered_bots(play)
+    known = set(registered_bots(play))
     out: list[BotEntry] = []
+    taken: set[str] = set()
+    which: dict[str, str | None] = {}
     for i, item in enumerate(value):
         path = ("bots", i)
         if isinstance(item, str):
@@ -294,21 +348,22 @@ def _bots(src, value, play: str) -> list[BotEntry]:
         if "bot" in item:
             bot = _str(src, path + ("bot",), item["bot"])
             if bot not in known:
-                raise src.error(path + ("bot",), f"unknown bot {bot!r} (registered bots: {', '.join(known)})")
+                raise src.error(path + ("bot",), f"unknown bot {bot!r} (registered bots: {', '.join(sorted(known))})")
             entry = BotEntry(item.get("name", bot), bot, None, dict(options))
         else:
-            argv = _command(src, path + ("cmd",), item["cmd"])
+            argv = _command(src, path + ("cmd",), item["cmd"], which)
             entry = BotEntry(item.get("name", Path(argv[-1] if len(argv) > 1 else argv[0]).stem), None,
                              tuple(argv), dict(options))
         _str(src, path + ("name",), entry.name)
-        if any(b.name == entry.name for b in out):
+        if entry.name in taken:
             raise src.error(path + ("name",) if "name" in item else path,
                             f"two bots are named {entry.name!r}; give each a distinct 'name'")
+        taken.add(entry.name)
         out.append(entry)
     return out
 
 
-def _command(src, path, value) -> list[str]:
+def _command(src, path, value, which: dict | None = None) -> list[str]:
     if isinstance(value, str):
         try:
             argv = shlex.split(value)
@@ -330,7 +385,11 @@ def _command(src, path, value) -> list[str]:
             raise src.error(path, f"the bot executable {exe!r} was not found or is not executable")
         argv[0] = str(candidate.resolve())
     else:
-        found = shutil.which(exe)
+        if which is None:
+            which = {}
+        if exe not in which:  # one PATH search per program, not per bot
+            which[exe] = shutil.which(exe)
+        found = which[exe]
         if found is None:
             raise src.error(path, f"the bot executable {exe!r} was not found on the PATH")
         argv[0] = found
@@ -350,7 +409,12 @@ def _format(src, value, bots, seats) -> tuple[str, dict]:
         if fmt != "round-robin":
             raise src.error(("format", "type"), "a solo tournament (seats: 1) is a round-robin of bots against the automaton")
         return fmt, opts
-    if fmt == "round-robin":
+    if fmt == "swiss":
+        if seats != 2:
+            raise src.error(("seats",), f"swiss pairs bots two by two: give seats: 2, not {seats}")
+        if len(bots) < 2:
+            raise src.error(("bots",), "a swiss tournament needs at least 2 bots")
+    elif fmt == "round-robin":
         if len(bots) < seats:
             raise src.error(("seats",), f"{seats} seats need at least {seats} bots for a round robin, got {len(bots)}")
     elif fmt == "gauntlet":

@@ -55,7 +55,8 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
     return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
             "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
             "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
-            "log_dir": str(output / "logs")}
+            "log_dir": str(output / "logs"), "fresh_process": cfg.fresh_process,
+            "max_games_per_process": cfg.max_games_per_process}
 
 
 def _die_with_parent() -> None:
@@ -154,7 +155,13 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         log.warning("%s: %s", detail, ", ".join(keys))
         echo(f"arena: {detail} (games {', '.join(keys)})")
 
-    pending = (t for t in schedule(cfg) if t.key not in done)
+    plan = None
+    if cfg.format == "swiss":  # round k+1 is paired from the stored results of round k
+        from .swiss import SwissPlan
+        plan = SwissPlan(cfg, stored_games)
+        pending = plan.tasks()
+    else:
+        pending = (t for t in schedule(cfg) if t.key not in done)
     bar = tqdm(total=scheduled, initial=len(done), unit="game", disable=not progress, file=sys.stderr,
                dynamic_ncols=True, smoothing=0.1)
     bar.set_postfix_str(live.line())
@@ -170,10 +177,15 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                 kind = "worker-died" if isinstance(reply, WorkerLost) else "game-failed"
                 store.add_event(kind, f"{task.key}: {reply}")
                 log.error("game %s not played: %s", task.key, reply)
+                if plan is not None:
+                    plan.lost(task)
                 echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
                 continue
             outcome = reply["outcome"]
-            if not store.record_game(task, outcome, reply.get("worker", "")):
+            recorded = store.record_game(task, outcome, reply.get("worker", ""))
+            if plan is not None:
+                plan.stored(task, outcome["result"]["ranking"])
+            if not recorded:
                 summary["duplicates"] += 1
                 continue
             summary["played"] += 1
@@ -200,6 +212,11 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         summary["elapsed_s"] = time.perf_counter() - t0
         summary["stored"] = store.count()
         summary["sprt"] = live.sprt()
+        if plan is not None:
+            summary["swiss"] = {"rounds_paired": len(plan.pairings), "rounds": plan.rounds,
+                                "repeat_pairings": plan.repeats}
+            store.set_meta("swiss", json.dumps({"pairings": plan.pairings, "byes": [
+                None if b is None else plan.names[b] for b in plan.bye_of], "standings": plan.standings()}))
         store.close()
     return summary
 

@@ -52,6 +52,10 @@ def table(games: list[dict], faults: dict[str, dict[str, int]] | None = None) ->
     return out
 
 
+#: the most bots whose likelihood-of-superiority table the text standings print
+LOS_TABLE_MAX = 30
+
+
 def leader_line(rows: list[dict]) -> str:
     """``leader greedy 0.83 ppg``."""
     if not rows:
@@ -76,6 +80,8 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
             if r["bot"] in ratings.elo:
                 r["elo"] = ratings.elo[r["bot"]]
                 r["elo_ci"] = list(ratings.ci[r["bot"]])
+    if info.get("format") == "swiss" and store.meta("swiss"):
+        out["swiss"] = json.loads(store.meta("swiss"))  # pairings, byes and scores (byes included)
     if info.get("format") == "sprt":
         opts = info["format_options"]
         test = SPRT(opts["elo0"], opts["elo1"], opts["alpha"], opts["beta"])
@@ -112,7 +118,7 @@ def render_text(rep: dict) -> str:
     if ratings:
         lines.append(f"ratings: {ratings['method']}, anchor {ratings['anchor']} = 0")
         bots = [r["bot"] for r in rep["standings"] if r["bot"] in ratings["elo"]]
-        if len(bots) > 1:
+        if 1 < len(bots) <= LOS_TABLE_MAX:  # a square table: for fields that fit on a screen
             lines.append("likelihood of superiority (row stronger than column):")
             lines.append(" " * 16 + "".join(f"{b[:8]:>9}" for b in bots))
             for a in bots:
@@ -124,6 +130,11 @@ def render_text(rep: dict) -> str:
                      f"alpha {s['alpha']:g}, beta {s['beta']:g}): {describe(s)}")
         if "pentanomial" in s:
             lines.append(f"  pentanomial (pair scores 0, 1/4, 1/2, 3/4, 1): {s['pentanomial']}")
+    if rep.get("swiss"):
+        top = rep["swiss"]["standings"][:10]
+        lines.append(f"swiss score after {len(rep['swiss']['pairings'])} rounds (byes count 2): "
+                     + ", ".join(f"{r['bot']} {r['score']:g}" for r in top)
+                     + (", ..." if len(rep["swiss"]["standings"]) > 10 else ""))
     if rep["worker_deaths"] or rep["failed_games"]:
         lines.append(f"worker deaths: {rep['worker_deaths']}, failed games: {rep['failed_games']}")
     return "\n".join(lines)
