@@ -46,12 +46,13 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 def play_one(job) -> dict:
     """Play one game; ``job`` = (seed, seats, planner seat, variants, params, move_ms,
-    opponent, weight overrides[, budget]) where ``budget`` is ``(nodes, max_width)`` for
+    opponent, weight overrides[, budget]) where ``budget`` is ``(nodes, max_width, max_depth)`` for
     a deterministic budget (``nodes`` None: the clock)."""
     seed, seats, me, variants, params, move_ms, opponent, weights, *rest = job
-    nodes, max_width = rest[0] if rest else (None, 48)
+    nodes, max_width, max_depth = rest[0] if rest else (None, 48, 12)
     game = Game.new(RuleSpec.make(variants, params), seats, seed)
-    planner = PlannerPolicy(move_ms=move_ms, weights=Weights(**weights), nodes=nodes, max_width=max_width)
+    planner = PlannerPolicy(move_ms=move_ms, weights=Weights(**weights), nodes=nodes, max_width=max_width,
+                            max_depth=max_depth)
     bots = [planner if s == me else policy(opponent) for s in range(seats)]
     rng = random.Random(seed * 7919 + me)
     decisions, think, cpu, slowest = 0, 0.0, 0.0, 0.0
@@ -102,23 +103,28 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=None,
                     help="deterministic budget: positions searched per decision (instead of --move-ms)")
     ap.add_argument("--max-width", type=int, default=None, help="widest beam of the turn search (default 48)")
+    ap.add_argument("--max-depth", type=int, default=None, help="actions of the turn searched ahead (default 12)")
     ap.add_argument("--fast", action="store_true",
-                    help="the planner-fast setting (--nodes and --max-width of bots.planner.fast)")
+                    help="the planner-fast setting (budget and evaluation constants of bots.planner.fast)")
     ap.add_argument("--opponent", default="greedy")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--weights", default="", help="evaluation overrides, e.g. action=0.6,cell=0.4")
     args = ap.parse_args(argv)
+    fast_weights = {}
     if args.fast:
-        from .planner.fast import FAST_NODES, FAST_WIDTH
+        from .planner.fast import FAST_DEPTH, FAST_NODES, FAST_WEIGHTS, FAST_WIDTH
         args.nodes = args.nodes or FAST_NODES
         args.max_width = args.max_width or FAST_WIDTH
+        args.max_depth = args.max_depth or FAST_DEPTH
+        fast_weights = dict(FAST_WEIGHTS)
     if args.nodes is not None and args.nodes < 1:
         ap.error("--nodes must be a positive number of positions")
-    budget = (args.nodes, args.max_width or 48)
-    clock = f"{args.nodes} nodes/move, width {budget[1]}" if args.nodes else f"{args.move_ms:g} ms/move"
+    budget = (args.nodes, args.max_width or 48, args.max_depth or 12)
+    clock = (f"{'planner-fast: ' if args.fast else ''}{args.nodes} nodes/move, width {budget[1]}, depth {budget[2]}"
+             if args.nodes else f"{args.move_ms:g} ms/move")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    weights = {k: float(v) for k, v in (kv.split("=") for kv in args.weights.split(",") if kv)}
+    weights = {**fast_weights, **{k: float(v) for k, v in (kv.split("=") for kv in args.weights.split(",") if kv)}}
     variants = [v for v in args.variants.split(",") if v]
     if args.solo:
         if "solo" not in variants:

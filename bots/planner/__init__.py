@@ -108,12 +108,14 @@ class PlannerPolicy(Policy):
     asked before, so the same game, random stream and budget give the same moves on any
     machine and load, in any process, whatever it played before).
     ``max_width``: the widest beam the iterative widening tries (1, 3, 6, 12, ...).
+    ``max_depth``: actions of the turn searched ahead (1: every candidate action is
+    judged by the evaluation of the position it leads to).
     """
 
     name = "planner"
 
     def __init__(self, move_ms: float = 1000, weights: Weights | None = None, safety: float = 0.6,
-                 nodes: int | None = None, max_width: int = 48):
+                 nodes: int | None = None, max_width: int = 48, max_depth: int = 12):
         if nodes is not None and int(nodes) < 1:
             raise ValueError(f"nodes must be a positive number of positions, not {nodes!r}")
         self.move_ms = move_ms
@@ -121,6 +123,7 @@ class PlannerPolicy(Policy):
         self.safety = safety
         self.nodes = None if nodes is None else int(nodes)
         self.max_width = max_width
+        self.max_depth = max_depth
 
     def _solver(self, rules, start: float, deadline: float) -> PuzzleSolver:
         if self.nodes is None:
@@ -154,7 +157,7 @@ class PlannerPolicy(Policy):
         width = 1  # a greedy line first, so a short clock still gets a whole turn searched
         try:
             while True:
-                search.run(root, width)
+                search.run(root, width, self.max_depth)
                 if width >= self.max_width or game.phase != ACTION:
                     break
                 width = min(self.max_width, 3 if width == 1 else width * 2)

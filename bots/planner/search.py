@@ -139,11 +139,12 @@ class TurnSearch:
         """Has the planned turn ended (another seat, a new round, or the end)?"""
         return game.phase in (FINISH, OVER) or game.seat != self.ctx.me or game.round != self.ctx.round0
 
-    def run(self, root, width: int):
-        """Search with beam ``width``; record the best terminal value per first action."""
+    def run(self, root, width: int, depth: int = 12):
+        """Search with beam ``width`` over at most ``depth`` actions; record the best value
+        per first action (of a line that ends the turn, or is cut by ``depth``)."""
         self.best = {}
         frontier = [(0.0, root, None)]
-        for _ in range(12):
+        for step in range(depth):
             children = []
             for _, node, first in frontier:
                 for a in candidates(node, self.ctx):
@@ -165,6 +166,20 @@ class TurnSearch:
                         children.append((v, c, f))
             if not children:
                 break
+            if step >= depth - 1:
+                # the horizon: a line still in the turn is worth its evaluation, unless a
+                # decision of its own is pending (a reward, a level-up): that is resolved
+                # first, or completing a puzzle would look like losing its pieces
+                pending = []
+                for t in children:
+                    if t[1].phase != ACTION:
+                        pending.append(t)
+                    elif t[0] > self.best.get(t[2], float("-inf")):
+                        self.best[t[2]] = t[0]
+                if not pending:
+                    break
+                frontier = pending
+                continue
             children.sort(key=lambda t: -t[0])
             # the best line of every first action survives, so one cannot crowd out all
             frontier = []
