@@ -103,9 +103,9 @@ def test_the_node_budget_stops_the_search_without_reading_the_clock(monkeypatch)
     seen = []
     real = TurnSearch.run
 
-    def run(self, root, width):
+    def run(self, root, width, depth=12):
         try:
-            real(self, root, width)
+            real(self, root, width, depth)
         finally:
             seen.append(self.nodes)
     monkeypatch.setattr(TurnSearch, "run", run)
@@ -160,3 +160,31 @@ def test_shipped_house_rules_experiment_plays_the_fast_planner():
     assert {b.bot for b in cfg.base.bots} == {"planner-fast"}
     names = [rs.name for rs in cfg.rule_sets]
     assert names[0] == "revised" and "no-master" in names and "ghost" in names
+
+
+def test_two_rounds_of_waiting_make_ending_the_game_worth_it():
+    from engine.actions import Pass
+    from bots.planner import solver_for
+    from bots.planner.evaluate import Context, Weights, _stalled
+    game = Game.new(RuleSpec.make(["revised"]), 2, 1)
+    k = 2 * game.n * game.rules.actions_per_turn
+    w = Weights(tempo=2.5, stall_tempo=8.0)
+    assert not _stalled(game) and Context(game, 0, solver_for(game.rules), w).tempo == 2.5
+    game.history = [(i % 2, Pass()) for i in range(k)]
+    assert _stalled(game) and Context(game, 0, solver_for(game.rules), w).tempo == 8.0
+    assert Context(game, 0, solver_for(game.rules), Weights(tempo=2.5)).tempo == 2.5  # off by default
+
+
+@pytest.mark.slow
+def test_shipped_experiment_shows_the_master_action_under_revised_and_not_under_no_master(tmp_path):
+    cfg = load_experiment(ROOT / "tournaments" / "house-rules.yaml")
+    keep = [rs for rs in cfg.rule_sets if rs.name in ("revised", "no-master")]
+    from dataclasses import replace
+    cfg = replace(cfg, rule_sets=tuple(keep)).with_overrides(output=tmp_path / "out", games=6)
+    run = run_experiment(cfg, progress=False)
+    by = {n: [r for r in run["rows"] if r["rule_set"] == n] for n in ("revised", "no-master")}
+    assert sum(r.get("actions_master", 0) for r in by["revised"]) > 0
+    assert sum(r.get("actions_master", 0) for r in by["no-master"]) == 0
+    from engine.stats import compare
+    text = "\n".join(report_lines(run["rows"], compare(by)))
+    assert "- `no-master`: " in text and "`master` per game -" in text

@@ -36,8 +36,11 @@ random order of the cards it has not seen (it reads only deck lengths), and it i
 opponents' hidden completed piles. It works on a game rebuilt from an observation.
 
 Time: ``PlannerPolicy(move_ms=...)`` (default 1000 ms per decision); it reads
-``time.perf_counter()`` and stops searching at ``safety`` (60%) of its budget. Its
-evaluation constants are :class:`Weights` (``PlannerPolicy(weights=Weights(tempo=1))``).
+``time.perf_counter()`` and stops searching at ``safety`` (60%) of its budget. Or a
+deterministic budget: ``PlannerPolicy(nodes=N)`` stops after ``N`` positions and never
+reads the clock, so its moves do not depend on the machine or its load (``planner-fast``,
+:mod:`bots.planner.fast`, is one such setting; ``docs/bots.md``). Its evaluation
+constants are :class:`Weights` (``PlannerPolicy(weights=Weights(tempo=1))``).
 
 Strength (``python -m bots.planner_eval``: paired, seat-rotated games against ``greedy``,
 in-process, 2 workers on a shared 2-core machine; 95% Wilson intervals):
