@@ -23,6 +23,7 @@ from ..errors import ArenaError
 from ..tournament.executors import LocalExecutor
 from ..tournament.runner import build_request
 from ..tournament.schedule import schedule
+from .actions import action_columns, action_counts
 from .config import ExperimentConfig
 
 
@@ -51,6 +52,7 @@ def experiment_game(request: dict, play: str = "inprocess", keep_replay: bool = 
     outcome["colours"] = [{"white": sum(1 for c in p.completed if puzzles[c].color == "white"),
                            "black": sum(1 for c in p.completed if puzzles[c].color == "black")}
                           for p in game.players]
+    outcome["action_counts"] = action_counts(game)
     if tmp is not None:
         outcome["replay_path"] = None
     return outcome
@@ -73,6 +75,7 @@ def game_row(rule_set: str, task, outcome: dict) -> dict:
                     f"seat{s}_white": colours.get("white", 0), f"seat{s}_black": colours.get("black", 0),
                     f"seat{s}_faults": len(info.get("faults") or []),
                     f"seat{s}_forfeited": bool((result.get("forfeited") or [False] * len(task.bots))[s])})
+    row.update(action_columns(outcome))
     return row
 
 
