@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m bots.run NAME``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m bots.run NAME   (a bot of `arena bots`: random, greedy, planner or pass)", file=sys.stderr)
+        print("usage: python -m bots.run NAME   (a built-in bot of `arena bots`, e.g. greedy, planner-fast or pass)", file=sys.stderr)
         return 2
     if args[0] == "pass":
         PassBot().run()
