@@ -116,7 +116,7 @@ def league_table_cmd(
     file: Path = typer.Argument(..., help="The league file."),
     as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
-                                            help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
+                                            help="Bootstrap resamples over groups for the intervals (default: 200 at 2 seats, 100 at 3-4; 0: inverse Hessian)."),
 ) -> None:
     """Ratings refitted on all games, with 95% intervals, games, points per game and recent form."""
     from ..league import League

@@ -87,7 +87,7 @@ def standings_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print as JSON (a `standings` list, one object per bot)."),
     as_csv: bool = typer.Option(False, "--csv", help="Print the standings as CSV."),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
-                                            help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
+                                            help="Bootstrap resamples over groups for the intervals (default: 200 at 2 seats, 100 at 3-4; 0: inverse Hessian)."),
 ) -> None:
     """Print the standings, ratings and sprt of a tournament from its database (also while it runs)."""
     from ..tournament.standings import render_csv, render_text, report
