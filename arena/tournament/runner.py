@@ -111,12 +111,14 @@ class _Live:
 
 
 def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, executor=None,
-                   progress: bool = True, echo: Callable[[str], None] | None = None) -> dict:
+                   progress: bool = True, echo: Callable[[str], None] | None = None,
+                   on_game: Callable[[GameTask, dict], None] | None = None) -> dict:
     """Play (or continue) the tournament ``cfg``; returns a summary of this run.
 
     ``game_fn`` replaces the game function (default: :func:`arena.referee.play_game`, or
     the in-process policies when the file says ``play: inprocess``); ``executor`` replaces
-    the one the file names (tests pass a Dask client's executor).
+    the one the file names (tests pass a Dask client's executor); ``on_game(task, outcome)``
+    is called after each game is stored (``arena match`` prints live results with it).
     """
     from tqdm import tqdm
 
@@ -178,6 +180,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
             summary["game_wall_s"] += reply.get("wall_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
+            if on_game is not None:
+                on_game(task, outcome)
             bar.update(1)
             if progress and time.perf_counter() >= shown + 0.2:  # the live line, a few times a second
                 shown = time.perf_counter()
