@@ -16,6 +16,9 @@ def experiment_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output folder (overrides the file's)."),
     games: Optional[int] = typer.Option(None, "--games", min=1, help="Games per rule set (overrides the file's)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, help="Worker processes."),
+    deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
+                                         help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
+                                              "under every rule set (overrides the file's)."),
     charts: bool = typer.Option(True, "--charts/--no-charts", help="Draw the PNG charts."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
@@ -24,7 +27,8 @@ def experiment_cmd(
     from ..experiment import load_experiment, run_experiment
     from ..experiment.report import write_report
 
-    cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games)
+    cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games,
+                                                      deals=deals)
     run = run_experiment(cfg, progress=progress, echo=lambda t: typer.echo(t, err=True))
     comp = write_report(cfg, run, charts=charts)
     out = Path(cfg.base.output)

@@ -48,6 +48,9 @@ def run_cmd(
     inprocess: bool = typer.Option(False, "--inprocess", help="Play built-in bots inside the workers (no bot processes)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary and standings as one JSON object."),
+    deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
+                                         help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
+                                              "(overrides the file's)."),
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed)."""
     from ..tournament.config import load_config
@@ -56,7 +59,7 @@ def run_cmd(
     from ..tournament.store import Store
 
     cfg = load_config(file).with_overrides(output=output, concurrency=concurrency, dask=dask,
-                                           play="inprocess" if inprocess else None)
+                                           play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
     summary = run_tournament(cfg, progress=progress)

@@ -43,6 +43,7 @@ TOP_KEYS = {
     "anchor": "the bot whose rating is 0",
     "replays": "write a replay file per game",
     "pause_idle": "pause bots while it is not their turn",
+    "deals": "a deal book (JSON lines, `arena deals make`): group i plays deal i",
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
@@ -91,14 +92,22 @@ class TournamentConfig:
     anchor: str | None
     replays: bool
     pause_idle: bool
+    deals: tuple = ()
+    deals_path: str | None = None
+
+    def deal_for(self, group: int) -> dict | None:
+        """The explicit deal of ``group`` from the deal book (cycled), or None (shuffled from the seed)."""
+        return self.deals[group % len(self.deals)] if self.deals else None
 
     def bot(self, name: str) -> BotEntry:
         """The bot with display name ``name``."""
         return next(b for b in self.bots if b.name == name)
 
-    def with_overrides(self, output=None, concurrency=None, dask=None, play=None) -> "TournamentConfig":
-        """The config with command-line overrides applied."""
+    def with_overrides(self, output=None, concurrency=None, dask=None, play=None, deals=None) -> "TournamentConfig":
+        """The config with command-line overrides applied (``deals``: a deal book's path)."""
         cfg = self
+        if deals is not None:
+            cfg = replace(cfg, deals=read_book(deals, cfg.rules, cfg.seats), deals_path=str(Path(deals).resolve()))
         if output is not None:
             cfg = replace(cfg, output=Path(output))
         if concurrency is not None:
@@ -114,7 +123,8 @@ class TournamentConfig:
         return {"name": self.name, "rules": self.rules.to_json(), "seats": self.seats,
                 "bots": [[b.name, b.bot, list(b.cmd) if b.cmd else None] for b in self.bots],
                 "format": self.format, "format_options": self.format_options,
-                "rounds": self.rounds, "games": self.games, "seed": self.seed}
+                "rounds": self.rounds, "games": self.games, "seed": self.seed,
+                **({"deals": _digest(self.deals)} if self.deals else {})}
 
 
 def load_config(path) -> TournamentConfig:
@@ -172,9 +182,45 @@ def validate(src: Source) -> TournamentConfig:
             raise src.error(("anchor",), f"no bot named {anchor!r} (bots: {', '.join(b.name for b in bots)})")
     replays = _bool(src, ("replays",), doc.get("replays", True))
     pause_idle = _bool(src, ("pause_idle",), doc.get("pause_idle", False))
+    deals_path, deals = deal_book(src, doc.get("deals"), rules, seats)
     return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
                             tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
-                            pause_idle)
+                            pause_idle, deals, deals_path)
+
+
+def _digest(deals) -> str:
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(list(deals), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def deal_book(src, value, rules: RuleSpec, seats: int, path: tuple = ("deals",)) -> tuple[str | None, tuple]:
+    """The ``deals`` field: a deal book's path (beside the file, else from the working folder),
+    read and checked against ``rules``; its errors name the book's line."""
+    if value is None:
+        return None, ()
+    from engine.errors import DealError
+
+    text = _str(src, path, value)
+    book = Path(text)
+    if not book.is_absolute():
+        beside = src.path.parent / book
+        book = beside if beside.exists() else Path.cwd() / book
+    if not book.is_file():
+        raise src.error(path, f"the deal book {text!r} was not found")
+    try:
+        deals = read_book(book, rules, seats)
+    except DealError as exc:
+        raise src.error(path, str(exc)) from None
+    return str(book.resolve()), deals
+
+
+def read_book(path, rules: RuleSpec, seats: int) -> tuple:
+    """A deal book checked against ``rules`` at ``seats``; :class:`~engine.errors.DealError` names the line."""
+    from engine.deal import load_book
+
+    return tuple(load_book(Path(path), compile_rules(rules, seats)))
 
 
 def _type_name(value) -> str:

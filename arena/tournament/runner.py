@@ -51,7 +51,7 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
         label = name if seen[name] == 1 else f"{name}#{seen[name]}"
         seats.append(cfg.bot(name).seat_request(label))
     replay = output / "replays" / f"{task.group:06d}-{task.rotation}.json" if cfg.replays else None
-    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
+    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": cfg.deal_for(task.group),
             "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
             "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
             "log_dir": str(output / "logs")}
