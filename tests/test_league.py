@@ -204,3 +204,35 @@ def test_games_that_cannot_be_played_are_reported_and_not_stored(tmp_path):
     assert "no game could be played" in result.output and "not an executable file" in result.output
     with League.open(path) as league:
         assert league.games() == []
+
+
+def test_a_league_plays_its_deal_book_in_order(tmp_path):
+    from arena.league.play import play_league
+    from arena.tournament.executors import LocalExecutor
+    from engine import compile_rules
+    from engine.deal import make_book
+
+    book = tmp_path / "book.jsonl"
+    deals = make_book(compile_rules(RuleSpec.make(["revised"]), 2), 3, 70)
+    book.write_text("".join(json.dumps(d) + "\n" for d in deals))
+    path = tmp_path / "l.db"
+    assert arena("league", "new", path, "--rules", "revised", "--deals", book).exit_code == 0
+    for name in ("greedy", "random"):
+        assert arena("league", "add", path, name, "--bot", name).exit_code == 0
+    seen = {}
+
+    class Recording:
+        def run(self, tasks, payload, stop, on_death):
+            def spy(task):
+                p = payload(task)
+                seen[task.key] = (task.group, p["request"]["deal"])
+                return p
+            return LocalExecutor(1).run(tasks, spy, stop, on_death)
+
+    with League.open(path) as league:
+        assert play_league(league, 8, executor=Recording())["played"] == 8
+    assert len(seen) == 8 and all(deal == deals[group % 3] for group, deal in seen.values())
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"white": ["W01"], "black": ["B01"]}\n{"white": [], "black": []}\n')
+    result = arena("league", "new", tmp_path / "l2.db", "--deals", bad)
+    assert result.exit_code == 2 and "bad.jsonl, line 2: deal: both decks are empty" in result.output

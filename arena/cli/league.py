@@ -35,6 +35,9 @@ def league_new_cmd(
     seed: int = typer.Option(0, "--seed", help="Seed of the league's deals."),
     move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time per move of bot processes, in ms."),
     sandbox: str = typer.Option("basic", "--sandbox", help="Sandbox of bot processes: none, basic or strict."),
+    deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
+                                         help="A deal book (JSON lines, `arena deals make`) kept in the league file: "
+                                              "group i plays deal i, cycled."),
 ) -> None:
     """Create a league with its rules; add bots with `arena league add`."""
     from engine import compile_rules
@@ -45,7 +48,19 @@ def league_new_cmd(
     compile_rules(spec, seats)
     if sandbox not in ("none", "basic", "strict"):
         raise UsageError(f"--sandbox {sandbox!r}: give none, basic or strict")
-    League.create(file, spec, seats, seed, {"move_ms": move_ms}, sandbox).close()
+    book = None
+    if deals is not None:
+        from ..tournament.config import read_book
+
+        book = read_book(deals, spec, seats)
+    league = League.create(file, spec, seats, seed, {"move_ms": move_ms}, sandbox)
+    try:
+        if book:
+            from ..league.play import set_deal_book
+
+            set_deal_book(league, book)
+    finally:
+        league.close()
     typer.echo(f"created league {file}: {seats} seats, rules {spec.label()}; add bots with "
                f"`arena league add {file} NAME --bot REGISTERED` or `--cmd COMMAND`")
 

@@ -28,6 +28,11 @@ def builtin_policies() -> set[str]:
     return set(policy_names())
 
 
+def set_deal_book(league: League, deals: list[dict]) -> None:
+    """Keep a deal book in the league file (group i plays deal i, cycled); the file moves with it."""
+    league._set_meta("deals", list(deals))
+
+
 def play_league(league: League, games: int, concurrency: int = 2, play: str = "auto",
                 echo: Callable[[str], None] | None = None, executor=None) -> dict:
     """Play at least ``games`` games (whole groups) and store them; returns a summary."""
@@ -46,6 +51,7 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     seed = int(league.meta("seed", 0))
     tc = league.meta("time_control") or {}
     sandbox = league.meta("sandbox", "basic")
+    book = league.meta("deals") or []  # a deal book given to `arena league new --deals`
     groups = math.ceil(games / seats)
     first = league.next_group()
     modes: dict[int, str] = {}
@@ -76,7 +82,7 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
 
     def payload(task: GameTask) -> dict:
         request = {"seats": [entries[n].seat_request() for n in task.bots], "rules": rules, "players": seats,
-                   "seed": task.seed, "deal": None, "time_control": tc, "fault_policy": "forfeit",
+                   "seed": task.seed, "deal": book[task.group % len(book)] if book else None, "time_control": tc, "fault_policy": "forfeit",
                    "sandbox": sandbox, "pause_idle": False, "replay_path": None, "log_dir": None}
         return {"request": request, "play": modes[task.group]}
 
