@@ -23,7 +23,11 @@ def experiment_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Play the same seeded deals under several rule sets and compare them: report.md, charts, games.csv."""
+    """Play the same seeded deals under several rule sets and compare them: report.md, charts, games.csv.
+
+    Every game is stored as it finishes: after Ctrl-C or a crash, the same command continues
+    where it stopped. Without --progress a line is printed every ten seconds.
+    """
     from ..experiment import load_experiment, run_experiment
     from ..experiment.report import write_report
 
@@ -33,11 +37,11 @@ def experiment_cmd(
     comp = write_report(cfg, run, charts=charts)
     out = Path(cfg.base.output)
     if as_json:
-        emit_json({"output": str(out), "games": len(run["rows"]), "failed": run["failed"],
+        emit_json({"output": str(out), "games": len(run["rows"]), "played": run["played"], "failed": run["failed"],
                    "elapsed_s": run["elapsed_s"], "games_per_s": run["games_per_s"], **comp})
         return
-    typer.echo(f"{len(run['rows'])} games under {len(cfg.rule_sets)} rule sets in {run['elapsed_s']:.1f} s "
-               f"({run['games_per_s']:.1f} games/s on {run['concurrency']} workers)"
+    typer.echo(f"{len(run['rows'])} games under {len(cfg.rule_sets)} rule sets; {run['played']} played in "
+               f"{run['elapsed_s']:.1f} s ({run['games_per_s']:.1f} games/s on {run['concurrency']} workers)"
                + (f"; {len(run['failed'])} games failed" if run["failed"] else ""))
     for name in comp["rule_sets"]:
         s = comp["summaries"][name]
