@@ -208,46 +208,14 @@ def test_faults_of_bot_processes_are_counted(tmp_path):
     assert "| faults (games with any) | 2 (100.0%" in (tmp_path / "out" / "report.md").read_text()
 
 
-def _kill_when_stored(argv: list[str], db: Path, at_least: int, timeout: float = 120.0) -> None:
-    """Start ``argv`` in its own process group and kill -9 the group once ``db`` holds ``at_least`` rows."""
-    import os
-    import signal
-    import sqlite3
-    import subprocess
-    import sys
-    import time
-
-    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", *argv], start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise AssertionError(f"finished before it could be killed: {proc.stderr.read().decode()}")
-            if db.exists():
-                try:
-                    with sqlite3.connect(db, timeout=1) as conn:
-                        n = conn.execute(f"SELECT COUNT(*) FROM {db.stem == 'experiment' and 'rows' or 'games'}").fetchone()[0]
-                except sqlite3.Error:
-                    n = 0
-                if n >= at_least:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(10)
-                    return
-            time.sleep(0.02)
-        raise AssertionError("the run stored too few games in time")
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-
-
 @pytest.mark.slow
 def test_kill_9_then_run_again_continues_without_playing_a_game_twice(tmp_path):
     path = small(tmp_path, games=16)
     cfg = load_experiment(path).with_overrides(concurrency=1)
-    _kill_when_stored(["experiment", str(path), "-j", "1", "--no-progress", "--no-charts"],
-                      tmp_path / "out" / "experiment.sqlite", 6)
+    from killing import kill_when_stored
+
+    kill_when_stored(["experiment", str(path), "-j", "1", "--no-progress", "--no-charts"],
+                     tmp_path / "out" / "experiment.sqlite", "rows", 6)
     result = CliRunner().invoke(app, ["experiment", str(path), "-j", "1", "--no-progress", "--no-charts", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)

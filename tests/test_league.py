@@ -236,3 +236,38 @@ def test_a_league_plays_its_deal_book_in_order(tmp_path):
     bad.write_text('{"white": ["W01"], "black": ["B01"]}\n{"white": [], "black": []}\n')
     result = arena("league", "new", tmp_path / "l2.db", "--deals", bad)
     assert result.exit_code == 2 and "bad.jsonl, line 2: deal: both decks are empty" in result.output
+
+
+@pytest.mark.slow
+def test_kill_9_then_play_again_completes_the_unfinished_groups(tmp_path):
+    from killing import kill_when_stored
+
+    path = tmp_path / "l.db"
+    arena("league", "new", path, "--rules", "revised", "--seats", 3)
+    for name in ("a", "b", "c", "d"):
+        assert arena("league", "add", path, name, "--bot", "greedy" if name != "d" else "random").exit_code == 0
+    kill_when_stored(["league", "play", str(path), "--games", 300, "-j", 1, "--no-progress", "-q"], path, "games", 4)
+    with League.open(path) as league:
+        before = league.games()
+    groups = {}
+    for g in before:
+        groups.setdefault(g["group"], set()).add(g["rotation"])
+    result = arena("league", "play", path, "--games", 6, "-j", 1, "--no-progress", "-q")
+    assert result.exit_code == 0, result.output
+    with League.open(path) as league:
+        after = league.games()
+    keys = [(g["group"], g["rotation"]) for g in after]
+    assert len(keys) == len(set(keys))  # no game twice
+    assert after[:len(before)] == before  # nothing stored was touched
+    by_group = {}
+    for g in after:
+        by_group.setdefault(g["group"], []).append(g)
+    for gs in by_group.values():  # every group complete: each bot of the table in every seat once
+        assert sorted(g["rotation"] for g in gs) == [0, 1, 2]
+        assert len({tuple(sorted(x["bot"] for x in g["seats"])) for g in gs}) == 1
+        assert all(len({g["seats"][s]["bot"] for g in gs}) == 3 for s in range(3))
+    # killed after the 4th game, the second group had one of its three games (-j 1 plays
+    # them one at a time; a game takes far longer than the 20 ms between looks)
+    assert any(len(r) < 3 for r in groups.values()), groups
+    assert "first completing 1 group a stopped run left unfinished" in result.stderr
+    assert "played" in result.stderr  # the line of --no-progress

@@ -109,15 +109,21 @@ def league_play_cmd(
     concurrency: int = typer.Option(2, "--concurrency", "-j", min=1, help="Games at once."),
     processes: bool = typer.Option(False, "--processes", help="Play built-in bots as processes too (default: in-process)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the table afterwards."),
+    progress: bool = typer.Option(True, "--progress/--no-progress",
+                                  help="Show the progress bar (without it: a line every ten seconds)."),
 ) -> None:
-    """Play games between the active entries (few games and close ratings first) and store them."""
+    """Play games between the active entries (few games and close ratings first) and store them.
+
+    Each game is stored as it finishes; after Ctrl-C or kill -9 the next `league play`
+    first completes the seat-rotated groups the stopped run left unfinished.
+    """
     from ..league import League
     from ..league.play import play_league
     from ..league.table import league_table, render_table
 
     with League.open(file) as league:
         summary = play_league(league, games, concurrency, "bots" if processes else "auto",
-                              echo=lambda t: typer.echo(t, err=True))
+                              echo=lambda t: typer.echo(t, err=True), progress=progress)
         if summary["failed"] and not summary["played"]:
             raise ArenaError(f"no game could be played ({summary['failed'][0]}); nothing was stored")
         typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s"
