@@ -95,3 +95,11 @@ def test_write_yaml_gives_the_equivalent_tournament_file(tmp_path):
 def test_bad_options_are_a_sentence(tmp_path, args, words):
     r = run("match", *args, "--output", tmp_path / "x", ok=False)
     assert words in r.stderr, r.stderr
+
+
+def test_check_refuses_a_command_that_does_not_speak_the_protocol(tmp_path):
+    r = CliRunner().invoke(app, ["match", "greedy", "--cmd", f"{sys.executable} -c 'print(1)'", "--check",
+                                 "--games", "2", "--output", str(tmp_path / "c")])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.stderr.splitlines()[-1].startswith("arena: ") and "failed the conformance check, handshake" in r.stderr
+    assert not (tmp_path / "c").exists()  # nothing was played

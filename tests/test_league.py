@@ -271,3 +271,15 @@ def test_kill_9_then_play_again_completes_the_unfinished_groups(tmp_path):
     assert any(len(r) < 3 for r in groups.values()), groups
     assert "first completing 1 group a stopped run left unfinished" in result.stderr
     assert "played" in result.stderr  # the line of --no-progress
+
+
+def test_a_command_that_does_not_speak_the_protocol_is_refused(tmp_path):
+    path = tmp_path / "l.db"
+    arena("league", "new", path)
+    result = arena("league", "add", path, "printer", "--cmd", f"{sys.executable} -c 'print(1)'")
+    assert result.exit_code == 2, result.output
+    assert "printer (" in result.output and "failed the conformance check, handshake" in result.output, result.output
+    with League.open(path) as league:
+        assert [e.name for e in league.entries()] == []  # the league is unchanged
+    # --no-check adds it anyway (the author's responsibility)
+    assert arena("league", "add", path, "printer", "--cmd", f"{sys.executable} -c 'print(1)'", "--no-check").exit_code == 0

@@ -71,8 +71,16 @@ def league_add_cmd(
     name: str = typer.Argument(..., help="The entry's name, NAME or NAME@VERSION (a new version is a new entry)."),
     bot: Optional[str] = typer.Option(None, "--bot", help="A registered bot (see `arena bots`)."),
     cmd: Optional[str] = typer.Option(None, "--cmd", help="A command line that starts the bot."),
+    check: bool = typer.Option(True, "--check/--no-check",
+                               help="Run the conformance check (`arena check-bot`) on a --cmd bot first and refuse "
+                                    "it if it fails."),
 ) -> None:
-    """Add a bot to the league under a name that is never reused."""
+    """Add a bot to the league under a name that is never reused.
+
+    A bot given with --cmd must first pass the conformance check of `arena check-bot`
+    (handshake, every decision kind, a full game against itself); a bot that fails is
+    refused with the reason and the league is not changed.
+    """
     from ..league import League
     from ..plugins import bots
     from ..referee import resolve_command
@@ -92,6 +100,17 @@ def league_add_cmd(
         if not argv:
             raise UsageError("--cmd: the command line is empty")
         argv = resolve_command({"name": name, "cmd": argv})
+    from ..league.store import NAME_RE
+
+    with League.open(file) as league:
+        if not NAME_RE.fullmatch(name or "") or name in {e.name for e in league.entries()}:
+            league.add(name, bot, argv)  # refused with the league's own sentence before any check runs
+    if argv is not None and check:
+        from ..process.check_bot import require_conforming
+
+        with League.open(file) as league:
+            move_ms = int((league.meta("time_control") or {}).get("move_ms", 2000))
+        require_conforming(argv, name, move_ms=max(move_ms, 2000), echo=lambda t: typer.echo(t, err=True))
     with League.open(file) as league:
         league.add(name, bot, argv)
         base = name.split("@")[0]

@@ -283,6 +283,8 @@ def match_cmd(
     write_yaml: Optional[Path] = typer.Option(None, "--write-yaml", metavar="FILE",
                                               help="Write the equivalent tournament file and stop (play it with "
                                                    "`arena run FILE`)."),
+    check: bool = typer.Option(False, "--check",
+                               help="Run the conformance check (`arena check-bot`) on every --cmd bot first."),
     report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
                                      help="Print the results block every N games."),
     live: bool = typer.Option(True, "--live/--quiet", help="Print a line per finished game and the results block."),
@@ -317,6 +319,10 @@ def match_cmd(
         write_yaml.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {write_yaml}")
         return
+    if check:
+        from ..process.check_bot import check_commands
+
+        check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
     run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json)
 
 

@@ -51,6 +51,8 @@ def run_cmd(
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
                                               "(overrides the file's)."),
+    check: bool = typer.Option(False, "--check",
+                               help="Run the conformance check (`arena check-bot`) on every command-line bot first."),
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed)."""
     from ..tournament.config import load_config
@@ -62,6 +64,10 @@ def run_cmd(
                                            play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
+    if check:
+        from ..process.check_bot import check_commands
+
+        check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
     summary = run_tournament(cfg, progress=progress)
     store = Store.open(cfg.output, create=False)
     try:
