@@ -103,3 +103,13 @@ def test_check_refuses_a_command_that_does_not_speak_the_protocol(tmp_path):
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert r.stderr.splitlines()[-1].startswith("arena: ") and "failed the conformance check, handshake" in r.stderr
     assert not (tmp_path / "c").exists()  # nothing was played
+
+
+def test_games_jsonl_gets_a_line_per_stored_game(tmp_path):
+    out = tmp_path / "g"
+    run("match", "greedy", "random", "--games", 4, "--inprocess", "-j", 1, "--output", out, "--quiet", "--no-replays")
+    lines = [json.loads(x) for x in (out / "games.jsonl").read_text().splitlines()]
+    assert len(lines) == 4 and len({x["key"] for x in lines}) == 4
+    assert all(set(x["bots"]) == {"greedy", "random"} and len(x["ranking"]) == 2 for x in lines)
+    run("match", "greedy", "random", "--games", 4, "--inprocess", "--output", out, "--quiet", "--no-replays")
+    assert len((out / "games.jsonl").read_text().splitlines()) == 4  # nothing played twice, nothing written twice

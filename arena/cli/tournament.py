@@ -95,6 +95,7 @@ def standings_cmd(
     output: Path = typer.Argument(..., help="A tournament's output folder."),
     as_json: bool = typer.Option(False, "--json", help="Print as JSON (a `standings` list, one object per bot)."),
     as_csv: bool = typer.Option(False, "--csv", help="Print the standings as CSV."),
+    h2h: bool = typer.Option(False, "--head-to-head", help="With --csv: the head-to-head matrix, one row per pair."),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
                                             help="Bootstrap resamples over groups for the intervals (default: 200 at 2 seats, 100 at 3-4; 0: inverse Hessian)."),
 ) -> None:
@@ -111,6 +112,10 @@ def standings_cmd(
         store.close()
     if as_json:
         emit_json(rep)
+    elif as_csv and h2h:
+        from ..tournament.standings import render_head_to_head_csv
+
+        typer.echo(render_head_to_head_csv(rep["head_to_head"]), nl=False)
     elif as_csv:
         typer.echo(render_csv(rep), nl=False)
     else:

@@ -180,6 +180,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
             summary["game_wall_s"] += reply.get("wall_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
+            _append_line(output / "games.jsonl", task, outcome)
             if on_game is not None:
                 on_game(task, outcome)
             bar.update(1)
@@ -204,6 +205,18 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         summary["sprt"] = live.sprt()
         store.close()
     return summary
+
+
+def _append_line(path: Path, task: GameTask, outcome: dict) -> None:
+    """``games.jsonl``: one line per stored game, appended as it is stored, for tools that
+    follow a run (``tail -f``); the database stays the record."""
+    res = outcome["result"]
+    line = {"key": task.key, "group": task.group, "rotation": task.rotation, "seed": task.seed,
+            "bots": list(task.bots), "ranking": res.get("ranking"), "scores": res.get("scores"),
+            "rounds": res.get("rounds"), "adjudicated": bool(res.get("adjudicated")),
+            "duration_s": outcome.get("duration_s"), "replay": outcome.get("replay_path")}
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line, sort_keys=True) + "\n")
 
 
 class _LogFile(logging.FileHandler):
