@@ -113,3 +113,18 @@ def test_games_jsonl_gets_a_line_per_stored_game(tmp_path):
     assert all(set(x["bots"]) == {"greedy", "random"} and len(x["ranking"]) == 2 for x in lines)
     run("match", "greedy", "random", "--games", 4, "--inprocess", "--output", out, "--quiet", "--no-replays")
     assert len((out / "games.jsonl").read_text().splitlines()) == 4  # nothing played twice, nothing written twice
+
+
+def test_tables_name_a_command_bot_as_its_ready_names_it(tmp_path):
+    bot = tmp_path / "rawbot.py"
+    bot.write_text("import random\nfrom arena.sdk import Bot\n\n\nclass B(Bot):\n"
+                   "    name, version, want_legal = 'Lucky', '2.5', True\n\n"
+                   "    def act(self, observation):\n        return random.choice(self.legal)\n\n\nB().run()\n")
+    out = tmp_path / "r"
+    run("match", "greedy", "--cmd", f"{sys.executable} {bot}", "--games", 2, "-j", 1, "--sandbox", "none",
+        "--output", out, "--quiet", "--no-replays")
+    rep = json.loads(run("standings", out, "--json").stdout)
+    labels = {r["bot"]: r["label"] for r in rep["standings"]}
+    assert labels["rawbot"] == "rawbot (Lucky 2.5)" and labels["greedy"].startswith("greedy ")
+    assert "rawbot (Lucky 2.5)" in run("standings", out).stdout
+    assert "rawbot (Lucky 2.5)" in (out / "index.html").read_text()

@@ -359,7 +359,7 @@ def _command(src, path, value) -> list[str]:
             candidate = beside if beside.exists() else Path.cwd() / candidate
         if not candidate.is_file() or not os.access(candidate, os.X_OK):
             raise src.error(path, f"the bot executable {exe!r} was not found or is not executable")
-        argv[0] = str(candidate.resolve())
+        argv[0] = os.path.abspath(candidate)  # not resolve(): a venv's python is a symlink to the base one
     else:
         found = shutil.which(exe)
         if found is None:

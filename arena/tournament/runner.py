@@ -154,6 +154,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         log.warning("%s: %s", detail, ", ".join(keys))
         echo(f"arena: {detail} (games {', '.join(keys)})")
 
+    ready_seen: set[str] = set()
     pending = (t for t in schedule(cfg) if t.key not in done)
     bar = tqdm(total=scheduled, initial=len(done), unit="game", disable=not progress, file=sys.stderr,
                dynamic_ncols=True, smoothing=0.1)
@@ -181,6 +182,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             summary["game_wall_s"] += reply.get("wall_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
             _append_line(output / "games.jsonl", task, outcome)
+            _remember_ready(store, task, outcome, ready_seen)
             if on_game is not None:
                 on_game(task, outcome)
             bar.update(1)
@@ -205,6 +207,17 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         summary["sprt"] = live.sprt()
         store.close()
     return summary
+
+
+def _remember_ready(store: Store, task: GameTask, outcome: dict, seen: set[str]) -> None:
+    """Keep the name and version each bot sent in ``ready`` (``meta`` key ``ready:BOT``), so
+    standings and the index name a command-line bot as it names itself."""
+    for bot, seat in zip(task.bots, outcome.get("seats") or []):
+        ready = seat.get("bot") if isinstance(seat, dict) else None
+        if bot in seen or not isinstance(ready, dict) or not ready.get("name"):
+            continue
+        seen.add(bot)
+        store.set_meta(f"ready:{bot}", json.dumps({"name": ready["name"], "version": ready.get("version")}))
 
 
 def _append_line(path: Path, task: GameTask, outcome: dict) -> None:

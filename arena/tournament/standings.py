@@ -112,6 +112,15 @@ def render_head_to_head_csv(cells: list[dict]) -> str:
     return buf.getvalue()
 
 
+def bot_label(bot: str, ready: dict | None) -> str:
+    """How a bot is shown: with the name and version it sent in ``ready`` when known
+    (``greedy 1.0``; ``rawbot (MyBot 2.1)`` when the two names differ)."""
+    if not ready:
+        return bot
+    version = f" {ready['version']}" if ready.get("version") else ""
+    return f"{bot}{version}" if ready["name"] == bot else f"{bot} ({ready['name']}{version})"
+
+
 def leader_line(rows: list[dict]) -> str:
     """``leader greedy 0.83 ppg``."""
     if not rows:
@@ -129,6 +138,10 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
            "format": info.get("format"), "games_stored": len(games), "games_scheduled": info.get("scheduled"),
            "standings": rows, "head_to_head": head_to_head(games), "ratings": None, "sprt": None,
            "worker_deaths": len(store.events("worker-died")), "failed_games": len(store.events("game-failed"))}
+    for r in rows:
+        ready = store.meta(f"ready:{r['bot']}")
+        r["ready"] = json.loads(ready) if ready else None
+        r["label"] = bot_label(r["bot"], r["ready"])
     ratings = fit_ratings(games, anchor=info.get("anchor"), bootstrap=bootstrap)
     if ratings is not None:
         out["ratings"] = ratings.to_json()
@@ -157,10 +170,11 @@ def render_text(rep: dict) -> str:
              f"{RuleSpec.from_json(rep.get('rules')).label()}; "
              f"{rep['games_stored']} of {rep['games_scheduled']} games stored"]
     ratings = rep.get("ratings")
-    lines.append(f"{'bot':16} {'games':>5} {'pts/g':>6} {'score':>6} {'rank':>5} {'wins':>5} {'faults':>6}"
+    width = max([16] + [len(r.get("label", r["bot"])) for r in rep["standings"]])
+    lines.append(f"{'bot':{width}} {'games':>5} {'pts/g':>6} {'score':>6} {'rank':>5} {'wins':>5} {'faults':>6}"
                  + (f" {'elo':>7} {'95% interval':>17}" if ratings else ""))
     for r in rep["standings"]:
-        line = (f"{r['bot'][:16]:16} {r['games']:>5} {r['points_per_game']:>6.3f} {r['mean_score']:>6.2f} "
+        line = (f"{r.get('label', r['bot']):{width}} {r['games']:>5} {r['points_per_game']:>6.3f} {r['mean_score']:>6.2f} "
                 f"{r['mean_rank']:>5.2f} {r['wins']:>5} {r['faults']:>6}")
         if ratings and "elo" in r:
             lo, hi = r["elo_ci"]
@@ -194,7 +208,7 @@ def render_text(rep: dict) -> str:
 def render_csv(rep: dict) -> str:
     """One CSV row per bot."""
     buf = io.StringIO()
-    fields = ["bot", "games", "points", "points_per_game", "mean_score", "mean_rank", "wins", "forfeits", "faults",
+    fields = ["bot", "label", "games", "points", "points_per_game", "mean_score", "mean_rank", "wins", "forfeits", "faults",
               "elo", "elo_low", "elo_high"]
     w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
