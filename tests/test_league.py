@@ -47,6 +47,10 @@ def test_league_commands_new_add_play_table_retire(league_file):
     assert all(len(r["form"]) == min(5, r["games"]) and set(r["form"]) <= set("WDL") for r in rows.values())
     text = arena("league", "table", league_file).output
     assert "95% interval" in text and "greedy@2" in text
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(arena("league", "table", league_file, "--csv").output)))
+    assert [r["name"] for r in rows] == [r["name"] for r in tab["table"]] and rows[0]["elo_low"]
     assert arena("league", "retire", league_file, "random").exit_code == 0
     result = arena("league", "play", league_file, "--games", 4, "-q")
     assert result.exit_code == 0
@@ -197,7 +201,7 @@ def test_games_that_cannot_be_played_are_reported_and_not_stored(tmp_path):
     path = tmp_path / "l.db"
     arena("league", "new", path)
     arena("league", "add", path, "a", "--bot", "greedy")
-    assert arena("league", "add", path, "b", "--cmd", bot).exit_code == 0
+    assert arena("league", "add", path, "b", "--cmd", bot, "--no-check").exit_code == 0
     bot.unlink()  # the program is gone by the time the league plays
     result = arena("league", "play", path, "--games", 2)
     assert result.exit_code == 1

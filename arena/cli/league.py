@@ -155,17 +155,22 @@ def league_play_cmd(
 def league_table_cmd(
     file: Path = typer.Argument(..., help="The league file."),
     as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+    as_csv: bool = typer.Option(False, "--csv", help="Print as CSV, one row per entry."),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
                                             help="Bootstrap resamples over groups for the intervals (default: 200 at 2 seats, 100 at 3-4; 0: inverse Hessian)."),
 ) -> None:
     """Ratings refitted on all games, with 95% intervals, games, points per game and recent form."""
     from ..league import League
-    from ..league.table import league_table, render_table
+    from ..league.table import league_table, render_csv, render_table
 
+    if as_json and as_csv:
+        raise UsageError("give --json or --csv, not both")
     with League.open(file) as league:
         tab = league_table(league, bootstrap)
     if as_json:
         emit_json(tab)
+    elif as_csv:
+        typer.echo(render_csv(tab), nl=False)
     else:
         typer.echo(render_table(tab))
 

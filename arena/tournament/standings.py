@@ -208,8 +208,8 @@ def render_text(rep: dict) -> str:
 def render_csv(rep: dict) -> str:
     """One CSV row per bot."""
     buf = io.StringIO()
-    fields = ["bot", "label", "games", "points", "points_per_game", "mean_score", "mean_rank", "wins", "forfeits", "faults",
-              "elo", "elo_low", "elo_high"]
+    fields = ["bot", "games", "points", "points_per_game", "mean_score", "mean_rank", "wins", "forfeits", "faults",
+              "elo", "elo_low", "elo_high", "label"]
     w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in rep["standings"]:
