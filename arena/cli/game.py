@@ -160,6 +160,10 @@ def replay_cmd(
     from ..replay.render import use_color
     from ..replay.view import show_replay
 
+    if not path.exists():
+        raise UsageError(f"{path}: the replay file does not exist")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a replay file (it is a folder)")
     if html_out is not None:
         from ..replay.html import write_html
 

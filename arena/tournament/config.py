@@ -46,6 +46,7 @@ TOP_KEYS = {
     "pause_idle": "pause bots while it is not their turn",
     "fresh_process": "start every bot process anew for each game (default: processes are reused)",
     "max_games_per_process": "games one bot process plays before it is replaced (default 100)",
+    "deals": "a deal book (JSON lines, `arena deals make`): group i plays deal i",
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
@@ -96,6 +97,12 @@ class TournamentConfig:
     pause_idle: bool
     fresh_process: bool = False
     max_games_per_process: int = 100
+    deals: tuple = ()
+    deals_path: str | None = None
+
+    def deal_for(self, group: int) -> dict | None:
+        """The explicit deal of ``group`` from the deal book (cycled), or None (shuffled from the seed)."""
+        return self.deals[group % len(self.deals)] if self.deals else None
 
     def bot(self, name: str) -> BotEntry:
         """The bot with display name ``name`` (a dict look-up: fields of thousands of bots)."""
@@ -105,9 +112,11 @@ class TournamentConfig:
             object.__setattr__(self, "_by_name", index)
         return index[name]
 
-    def with_overrides(self, output=None, concurrency=None, dask=None, play=None) -> "TournamentConfig":
-        """The config with command-line overrides applied."""
+    def with_overrides(self, output=None, concurrency=None, dask=None, play=None, deals=None) -> "TournamentConfig":
+        """The config with command-line overrides applied (``deals``: a deal book's path)."""
         cfg = self
+        if deals is not None:
+            cfg = replace(cfg, deals=read_book(deals, cfg.rules, cfg.seats), deals_path=str(Path(deals).resolve()))
         if output is not None:
             cfg = replace(cfg, output=Path(output))
         if concurrency is not None:
@@ -123,7 +132,8 @@ class TournamentConfig:
         return {"name": self.name, "rules": self.rules.to_json(), "seats": self.seats,
                 "bots": [[b.name, b.bot, list(b.cmd) if b.cmd else None] for b in self.bots],
                 "format": self.format, "format_options": self.format_options,
-                "rounds": self.rounds, "games": self.games, "seed": self.seed}
+                "rounds": self.rounds, "games": self.games, "seed": self.seed,
+                **({"deals": _digest(self.deals)} if self.deals else {})}
 
 
 def load_config(path) -> TournamentConfig:
@@ -193,9 +203,10 @@ def validate(src: Source) -> TournamentConfig:
     pause_idle = _bool(src, ("pause_idle",), doc.get("pause_idle", False))
     fresh = _bool(src, ("fresh_process",), doc.get("fresh_process", False))
     per_process = _int(src, ("max_games_per_process",), doc.get("max_games_per_process", 100), 1)
+    deals_path, deals = deal_book(src, doc.get("deals"), rules, seats)
     return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
                             tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
-                            pause_idle, fresh, per_process)
+                            pause_idle, fresh, per_process, deals, deals_path)
 
 
 #: the most games a tournament file may schedule, per core of this machine: beyond, a run
@@ -227,6 +238,41 @@ def _check_size(src, fmt: str, bots: int, seats: int, rounds: int | None, games:
         raise src.error(("games",) if games is not None else ("rounds",) if fmt == "swiss" else ("format",),
                         f"{how} {count:,} games, more than this machine can play (at most {limit:,}: "
                         f"{MAX_GAMES_PER_CORE:,} per core); {hint}")
+
+
+def _digest(deals) -> str:
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(list(deals), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def deal_book(src, value, rules: RuleSpec, seats: int, path: tuple = ("deals",)) -> tuple[str | None, tuple]:
+    """The ``deals`` field: a deal book's path (beside the file, else from the working folder),
+    read and checked against ``rules``; its errors name the book's line."""
+    if value is None:
+        return None, ()
+    from engine.errors import DealError
+
+    text = _str(src, path, value)
+    book = Path(text)
+    if not book.is_absolute():
+        beside = src.path.parent / book
+        book = beside if beside.exists() else Path.cwd() / book
+    if not book.is_file():
+        raise src.error(path, f"the deal book {text!r} was not found")
+    try:
+        deals = read_book(book, rules, seats)
+    except DealError as exc:
+        raise src.error(path, str(exc)) from None
+    return str(book.resolve()), deals
+
+
+def read_book(path, rules: RuleSpec, seats: int) -> tuple:
+    """A deal book checked against ``rules`` at ``seats``; :class:`~engine.errors.DealError` names the line."""
+    from engine.deal import load_book
+
+    return tuple(load_book(Path(path), compile_rules(rules, seats)))
 
 
 def _type_name(value) -> str:
@@ -383,7 +429,7 @@ def _command(src, path, value, which: dict | None = None) -> list[str]:
             candidate = beside if beside.exists() else Path.cwd() / candidate
         if not candidate.is_file() or not os.access(candidate, os.X_OK):
             raise src.error(path, f"the bot executable {exe!r} was not found or is not executable")
-        argv[0] = str(candidate.resolve())
+        argv[0] = os.path.abspath(candidate)  # not resolve(): a venv's python is a symlink to the base one
     else:
         if which is None:
             which = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -49,6 +50,21 @@ def _chown_tree(folder: Path, uid: int, gid: int) -> None:
     os.lchown(folder, uid, gid)
 
 
+def _copy_back(inside: Path, folder: Path) -> None:
+    """What a step left in its working folder, back into ``folder`` (owned by the arena);
+    links are copied as links and special files are left behind."""
+    for root, dirs, files in os.walk(inside):
+        rel = Path(root).relative_to(inside)
+        (folder / rel).mkdir(parents=True, exist_ok=True)
+        for name in files:
+            src, dst = Path(root) / name, folder / rel / name
+            if src.is_symlink():
+                if not dst.is_symlink() and not dst.exists():
+                    os.symlink(os.readlink(src), dst)
+            elif src.is_file():
+                shutil.copy2(src, dst)
+
+
 def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: Path | None = None,
                   label: str = "build") -> StepResult:
     """Run ``argv`` in the sandbox ``tier`` (in ``cwd`` if given, made the sandbox user's), output kept.
@@ -57,11 +73,18 @@ def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: 
     last 64 KiB of standard output and standard error together."""
     sandbox = Sandbox(tier, Limits(cpu_s=max(1, int(timeout_s) + 5)))
     launch = sandbox.prepare(argv, label=label)
+    inside = None  # the folder the step works in, when it is not ``cwd`` itself
     if cwd is not None:
-        launch.cwd = str(cwd)
+        if launch.tmpdir:
+            # The sandbox's working folder is the only place a sandboxed step may write (under
+            # strict the only one it sees): the package is copied in, built there, copied back.
+            inside = Path(launch.tmpdir)
+            shutil.copytree(cwd, inside, symlinks=True, dirs_exist_ok=True)
+        else:
+            launch.cwd = str(cwd)
         if "unprivileged_user" in launch.protections:
             st = os.stat(launch.tmpdir)
-            _chown_tree(Path(cwd), st.st_uid, st.st_gid)
+            _chown_tree(inside or Path(cwd), st.st_uid, st.st_gid)
     t0 = time.perf_counter()
     timed_out = False
     with tempfile.TemporaryFile() as out:
@@ -84,6 +107,8 @@ def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: 
                 pass
             launch.kill_extra()
             code = proc.wait()
+            if inside is not None:
+                _copy_back(inside, Path(cwd))
             sandbox.cleanup()
         seconds = time.perf_counter() - t0
         size = out.seek(0, os.SEEK_END)
