@@ -13,9 +13,13 @@ A game's path through the host, and the package that owns each step (``docs/arch
 5. :mod:`arena.replay` — replays in the terminal and as HTML viewers.
 6. :mod:`arena.bench` — benchmarks that print measured figures.
 
+Also built on them: :mod:`arena.league`, :mod:`arena.experiment`, :mod:`arena.web` (the
+league website) and :mod:`arena.rl` (reinforcement-learning environments).
+
 Beside them: :mod:`arena.plugins` (the plugin manager and the bot registry),
 :mod:`arena.hookspecs` (the host's hooks), :mod:`arena.errors` (the errors that reach the
-user as sentences) and :mod:`arena.sdk` (the base class of Python bots).
+user as sentences), :mod:`arena.sdk` (the base class of Python bots) and
+:mod:`arena.progress` (a line now and then for runs without a progress bar).
 
 May import: ``engine``, ``bots`` (through the plugin manager) and third-party libraries.
 ``engine`` and ``plugins`` never import it; ``bots`` imports only its hook markers, the

@@ -16,7 +16,10 @@ Modules, in the order ``arena --help`` lists their commands:
 - :mod:`.match` — ``match``: a tournament on one command line;
 - :mod:`.deals` — ``deals make|check``: deal books;
 - :mod:`.variants` — ``variants``, ``plugins``, ``solo``;
+- :mod:`.match` — ``match``: a tournament on one command line;
+- :mod:`.deals` — ``deals make|check``: deal books;
 - :mod:`.league` — ``league new|add|play|table|retire``;
+- :mod:`.web` — ``serve``, ``submit``, ``league token``: the league website;
 - :mod:`.experiment` — ``experiment``;
 - :mod:`.bench` — ``bench engine|protocol|tournament``;
 - :mod:`.options` — ``--rules`` / ``--param`` parsing shared by the commands.

@@ -7,6 +7,7 @@ Owns, from the wire up:
 - :mod:`.protocol` — the JSON messages of ``docs/protocol.md`` (``hello``, requests,
   replies) and their checks;
 - :mod:`.botproc` — the facade the referee uses: start, handshake, ask, stop;
+- :mod:`.pool` — live bot processes kept by a worker between games, and when to restart one;
 - :mod:`.sandbox` and :mod:`.cgroups` — the sandbox tiers (working directory, user,
   namespaces, resource limits) a process is started in;
 - :mod:`.timecontrol` — per-move and chess clocks;

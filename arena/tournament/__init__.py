@@ -1,7 +1,8 @@
 """Tournaments from YAML files: validation, scheduling, execution, results, ratings and the SPRT.
 
-``config`` reads and checks a tournament file; ``schedule`` turns it into seat-rotated
-groups of games with stable keys; ``runner`` plays the schedule minus the stored games on
+``config`` reads and checks a tournament file (and its deal book); ``schedule`` turns it
+into seat-rotated groups of games with stable keys, lazily (``swiss`` pairs a Swiss
+tournament round by round from the stored results); ``runner`` plays the schedule minus the stored games on
 an executor (``executors`` for the local process pool, ``dask_executor`` for a cluster)
 and stores each finished game in ``store``; ``standings``, ``ratings`` and ``sprt`` read
 the results; ``index`` writes the results folder's ``index.html``. The guide is
