@@ -119,9 +119,12 @@ def standings_cmd(
 def index_cmd(
     output: Path = typer.Argument(..., help="A tournament's output folder."),
     viewers: bool = typer.Option(True, "--viewers/--no-viewers", help="Write an HTML viewer beside each replay."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="DIR",
+                                       help="Write index.html and the viewers into DIR instead (for a read-only "
+                                            "folder of results); the output folder is only read."),
 ) -> None:
     """Write index.html in a tournament's output folder: standings and every game with its replay."""
     from ..tournament.index import write_index
 
-    path = write_index(output, viewers=viewers)
+    path = write_index(output, viewers=viewers, out=out)
     typer.echo(f"wrote {path}")
