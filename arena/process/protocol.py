@@ -64,8 +64,19 @@ def _constant(name: str):
 
 
 # One decoder for every reply: strict JSON (no NaN, Infinity, 1e999 or repeated fields).
-# The field check costs a Python call per object; replies have one to a dozen.
-_decode = json.JSONDecoder(object_pairs_hook=_object, parse_float=_float, parse_constant=_constant).decode
+# The field check costs a Python call per object (replies have one to a dozen); calling
+# the C scanner directly for a line that is exactly one value saves more than that.
+_decoder = json.JSONDecoder(object_pairs_hook=_object, parse_float=_float, parse_constant=_constant)
+_scan_once = _decoder.scan_once
+_decode_padded = _decoder.decode  # blanks around the value, and every error message
+
+
+def _decode(text: str):
+    try:
+        value, end = _scan_once(text, 0)
+    except StopIteration:
+        return _decode_padded(text)
+    return value if end == len(text) else _decode_padded(text)
 
 
 def encode(message: dict) -> bytes:
@@ -137,21 +148,19 @@ def parse_line(line: bytes) -> dict:
 
 
 def nesting(value) -> int:
-    """How deeply arrays and objects nest in ``value`` (0 for a number or a string), without recursion."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        if type(v) is dict:
-            v = v.values()
-        elif type(v) is not list:
-            continue
-        if depth > deepest:
-            deepest = depth
-            if depth > MAX_DEPTH:
-                break
-        stack.extend((x, depth + 1) for x in v if type(x) is dict or type(x) is list)
-    return deepest
+    """How deeply arrays and objects nest in ``value`` (0 for a number or a string), level by
+    level without recursion; counting stops past :data:`MAX_DEPTH`."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level and depth <= MAX_DEPTH:
+        depth += 1
+        inner = []
+        for v in level:
+            for x in (v.values() if type(v) is dict else v):
+                if type(x) is dict or type(x) is list:
+                    inner.append(x)
+        level = inner
+    return depth
 
 
 def snippet(line: bytes, limit: int = 200) -> str:
