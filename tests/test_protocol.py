@@ -302,3 +302,14 @@ def test_true_is_not_the_id_1(game):
     proto = Protocol(ScriptedChannel(b'{"type": "ready", "id": true, "name": "x"}'))
     with pytest.raises(BotProtocolError, match="reply id True does not match the request id 1"):
         proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
+
+
+def test_control_characters_of_a_bot_are_escaped_in_messages(game):
+    ch = ScriptedChannel(ready, b'\x1b[2J\x1b]0;owned\x07 not json')
+    proto = Protocol(ch)
+    proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
+    with pytest.raises(BotNonJson) as info:
+        proto.request(request_message("action", observation(game, 0), [], {}, None), 1.0)
+    assert "\x1b" not in str(info.value) and "\\x1b[2J\\x1b]0;owned\\x07 not json" in str(info.value)
+    with pytest.raises(BotProtocolError, match="must be printable text"):
+        check_ready({"type": "ready", "id": 1, "name": "bot\x1b[31m"})

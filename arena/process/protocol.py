@@ -18,7 +18,7 @@ import time
 
 from engine.codec import show
 
-from .transport import BotNonJson, BotProtocolError
+from .transport import BotNonJson, BotProtocolError, printable
 
 log = logging.getLogger(__name__)
 
@@ -164,9 +164,9 @@ def nesting(value) -> int:
 
 
 def snippet(line: bytes, limit: int = 200) -> str:
-    """The start of an offending line, for messages."""
-    text = line[:limit].decode("utf-8", "replace")
-    return text + ("..." if len(line) > limit else "")
+    """The start of an offending line, for messages: invalid UTF-8 replaced, and control
+    characters escaped (``\\x1b``), so a bot cannot drive the terminal that shows it."""
+    return printable(line[:limit].decode("utf-8", "replace")) + ("..." if len(line) > limit else "")
 
 
 class Ready:
@@ -195,6 +195,9 @@ def check_ready(msg: dict) -> Ready:
         raise BotProtocolError("'ready' field 'version' must be a string")
     if len(name) > MAX_NAME or len(version) > MAX_NAME:
         raise BotProtocolError(f"'ready' fields 'name' and 'version' may have at most {MAX_NAME} characters")
+    if not (name.isprintable() and version.isprintable()):
+        raise BotProtocolError(f"'ready' fields 'name' and 'version' must be printable text, got {show(name)}, "
+                               f"{show(version)}")
     if not isinstance(legal, bool):
         raise BotProtocolError("'ready' field 'legal_actions' must be true or false")
     return Ready(name, version, legal)
