@@ -53,6 +53,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
 import os
 import random
 import re
@@ -62,6 +63,7 @@ import time
 from pathlib import Path
 
 from engine import Game, IllegalAction, RuleSpec, action_from_json, action_to_json, make_replay, observation
+from engine.codec import describe_error
 from engine.errors import EngineError
 from engine.events import events_since
 
@@ -72,6 +74,8 @@ from .process.protocol import hello_message, request_message
 from .process.sandbox import Limits, Sandbox
 from .process.timecontrol import Clock, TimeControl
 from .process.transport import BotFault
+
+log = logging.getLogger(__name__)
 
 FAULT_POLICIES = ("forfeit", "random")
 #: verdicts after which a bot process is not asked again
@@ -176,6 +180,18 @@ def normalize(request: dict) -> dict:
     if out["fault_policy"] not in FAULT_POLICIES:
         raise BadRequest(f"fault_policy must be one of {', '.join(FAULT_POLICIES)}, got {out['fault_policy']!r}")
     return out
+
+
+def decode_action(rules, reply: dict):
+    """The engine action of a reply's R14 object; any failure to decode it, whatever the
+    value, is an :class:`IllegalAction` (the seat's fault, never the game's end)."""
+    try:
+        return action_from_json(rules, reply)
+    except IllegalAction:
+        raise
+    except Exception as exc:  # the codec promises IllegalAction; a safety net if it breaks that
+        log.error("decoding an action failed unexpectedly", exc_info=exc)
+        raise IllegalAction("R14", f"the action could not be decoded ({describe_error(exc)})") from None
 
 
 def _sandbox_field(value) -> dict:
@@ -384,6 +400,12 @@ class _Match:
                 except BotFault as fault:
                     self.fault(i, fault.verdict, fault.detail, start=True)
                     continue
+                except Exception as exc:  # see unreadable()
+                    self.fault(i, "protocol_error", self.unreadable(i, exc), start=True)
+                    continue
+            except Exception as exc:  # see unreadable()
+                self.fault(i, "protocol_error", self.unreadable(i, exc), start=True)
+                continue
             if self.pause_idle:
                 seat.bot.pause()
 
@@ -436,6 +458,10 @@ class _Match:
                 seat.clock.charge(limit * 1000)
                 self.fault(s, fault.verdict, fault.detail)
                 continue
+            except Exception as exc:  # see unreadable()
+                seat.clock.charge(limit * 1000)
+                self.fault(s, "protocol_error", self.unreadable(s, exc))
+                continue
             finally:
                 if self.pause_idle and seat.bot is not None:
                     seat.bot.pause()
@@ -445,11 +471,18 @@ class _Match:
             seat.cpu += cpu
             seat.max_move = max(seat.max_move, wall)
             try:
-                game.apply(action_from_json(rules, reply))
+                game.apply(decode_action(rules, reply))
             except IllegalAction as exc:
                 self.fault(s, "illegal_action", f"{exc} (reply: {json.dumps(reply)[:300]})")
                 continue
             self.move_times.append({"wall_ms": round(wall * 1000, 3), "cpu_ms": round(cpu * 1000, 3)})
+
+    def unreadable(self, s: int, exc: Exception) -> str:
+        """The safety net of reading a reply: an error the transport and the protocol did not
+        turn into a verdict (an arena bug a bot's bytes found) is that seat's fault, logged
+        with its traceback, and the game goes on; the detail names the error."""
+        log.error("seat %d (%s): reading its reply failed unexpectedly", s, self.seats[s].name, exc_info=exc)
+        return f"the reply could not be read ({describe_error(exc)})"
 
     def play_random(self, s: int) -> None:
         """The ``random`` fault policy: a random legal action for seat ``s``."""

@@ -5,10 +5,16 @@ action tuples of :mod:`engine.actions` and the JSON bots speak. Decoding validat
 shape of the message (types, fields, cells on the grid, that the cells are the named
 shape) and raises :class:`~engine.errors.IllegalAction` citing the rule; whether the
 action is *legal now* is decided by :meth:`engine.game.Game.apply`.
+
+Decoding faces whatever a bot sends, so :func:`from_json` raises nothing but
+:class:`~engine.errors.IllegalAction` for any JSON value (a decoder's unexpected error
+included), quotes the offending values shortened (:func:`show`), and bounds what it will
+read: integers within :data:`MAX_INT`, lists of at most :data:`MAX_LIST` items.
 """
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 from .actions import (BLACK, COLOR_NAMES, PASS, TAKE_PIECE, WHITE, Finish, LevelUp, Master, Pass, Place,
@@ -18,6 +24,41 @@ from .errors import IllegalAction
 from .geometry import mask_to_cells
 
 _COLORS = {"white": WHITE, "black": BLACK}
+#: the largest magnitude of an integer field (slots are single digits)
+MAX_INT = 1 << 31
+#: the most items of a list field (placements, steps); a finishing touch of a whole
+#: deck of puzzles places fewer than 1,400 pieces
+MAX_LIST = 4096
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlong = 24
+_REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = _REPR.maxset = 6
+
+
+def describe_error(exc: BaseException, limit: int = 200) -> str:
+    """``TypeError: ...`` for a message: at most ``limit`` characters, surrogates escaped."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def show(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to at most ``limit`` characters, for messages quoting a bot's data.
+
+    Safe for any value: deep or huge structures, integers beyond ``int``'s string limit,
+    strings with lone surrogates (``repr`` escapes them).
+    """
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # e.g. ValueError: an int of over 4300 digits has no repr
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def to_json(rules, action) -> dict:
@@ -38,8 +79,13 @@ def from_json(rules, obj: Any):
     dec = rules.decoders.get(kind)
     if dec is None:
         known = ", ".join(sorted(rules.decoders))
-        raise IllegalAction("R14", f"unknown action type {kind!r} under rules {rules.spec.label()} (known: {known})")
-    return dec(rules, obj)
+        raise IllegalAction("R14", f"unknown action type {show(kind)} under rules {rules.spec.label()} (known: {known})")
+    try:
+        return dec(rules, obj)
+    except IllegalAction:
+        raise
+    except Exception as exc:  # a decoder (a variant's too) met a value it did not expect
+        raise IllegalAction("R14", f"malformed {kind} action ({describe_error(exc)})") from None
 
 
 # ---------------------------------------------------------------- field helpers
@@ -47,37 +93,41 @@ def check_fields(obj: dict, allowed: tuple[str, ...], what: str) -> None:
     """Reject fields an action of kind ``what`` does not have."""
     for key in obj:
         if key not in allowed:
-            raise IllegalAction("R14", f"{what} has no field {key!r} (fields: {', '.join(allowed)})")
+            raise IllegalAction("R14", f"{what} has no field {show(key)} (fields: {', '.join(allowed)})")
 
 
 def get_int(obj: dict, key: str, what: str) -> int:
     v = obj.get(key)
     if isinstance(v, bool) or not isinstance(v, int):
-        raise IllegalAction("R14", f"{what} needs an integer field {key!r}, got {v!r}")
+        raise IllegalAction("R14", f"{what} needs an integer field {key!r}, got {show(v)}")
+    if not -MAX_INT < v < MAX_INT:
+        raise IllegalAction("R14", f"{what} field {key!r} is out of range, got {show(v)}")
     return v
 
 
 def get_color(obj: dict, what: str) -> int:
     v = obj.get("color")
     if not isinstance(v, str) or v not in _COLORS:
-        raise IllegalAction("R14", f"{what} needs field 'color' to be \"white\" or \"black\", got {v!r}")
+        raise IllegalAction("R14", f"{what} needs field 'color' to be \"white\" or \"black\", got {show(v)}")
     return _COLORS[v]
 
 
 def get_shape(rules, obj: dict, key: str, what: str) -> int:
     v = obj.get(key)
     if not isinstance(v, str):
-        raise IllegalAction("R14", f"{what} needs a piece name in field {key!r}, got {v!r}")
+        raise IllegalAction("R14", f"{what} needs a piece name in field {key!r}, got {show(v)}")
     s = rules.shape_index.get(v)
     if s is None:
-        raise IllegalAction("R0", f"unknown piece {v!r} (pieces: {', '.join(sh.name for sh in rules.shapes)})")
+        raise IllegalAction("R0", f"unknown piece {show(v)} (pieces: {', '.join(sh.name for sh in rules.shapes)})")
     return s
 
 
 def get_list(obj: dict, key: str, what: str) -> list:
     v = obj.get(key)
     if not isinstance(v, list):
-        raise IllegalAction("R14", f"{what} needs a list in field {key!r}, got {v!r}")
+        raise IllegalAction("R14", f"{what} needs a list in field {key!r}, got {show(v)}")
+    if len(v) > MAX_LIST:
+        raise IllegalAction("R14", f"{what} field {key!r} has {len(v)} items; at most {MAX_LIST} are read")
     return v
 
 
@@ -92,10 +142,10 @@ def parse_placement(rules, obj: Any, what: str = "a placement") -> Place:
     check_fields(obj, ("type", "puzzle", "piece", "cells"), what)
     pid = obj.get("puzzle")
     if not isinstance(pid, str):
-        raise IllegalAction("R14", f"{what} needs a card id in field 'puzzle', got {pid!r}")
+        raise IllegalAction("R14", f"{what} needs a card id in field 'puzzle', got {show(pid)}")
     card = rules.puzzle_index.get(pid)
     if card is None:
-        raise IllegalAction("R3.5", f"there is no puzzle {pid!r} in this game")
+        raise IllegalAction("R3.5", f"there is no puzzle {show(pid)} in this game")
     shape = get_shape(rules, obj, "piece", what)
     cells = obj.get("cells")
     if not isinstance(cells, list) or not cells:
@@ -104,10 +154,10 @@ def parse_placement(rules, obj: Any, what: str = "a placement") -> Place:
     for cell in cells:
         if (not isinstance(cell, list) or len(cell) != 2
                 or any(isinstance(x, bool) or not isinstance(x, int) for x in cell)):
-            raise IllegalAction("R14", f"{what}: each cell must be a [row, col] pair of integers, got {cell!r}")
+            raise IllegalAction("R14", f"{what}: each cell must be a [row, col] pair of integers, got {show(cell)}")
         r, c = cell
         if not (0 <= r < GRID and 0 <= c < GRID):
-            raise IllegalAction("R3.5", f"cell [{r}, {c}] is off the 5x5 grid")
+            raise IllegalAction("R3.5", f"cell [{show(r)}, {show(c)}] is off the 5x5 grid")
         if (r, c) in seen:
             raise IllegalAction("R14", f"{what}: cell [{r}, {c}] is listed twice")
         seen.add((r, c))

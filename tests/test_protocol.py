@@ -198,3 +198,118 @@ def test_every_message_the_referee_sends_in_a_real_game_matches_the_schema(monke
         assert validate(m, kinds[m["type"]]) == [], m["type"]
     hellos = [m for m in sent if m["type"] == "hello"]
     assert sorted(h["seat"] for h in hellos) == [0, 1] and all(h["id"] == 1 for h in hellos)
+
+
+# ---------------------------------------------------------------- hostile reply lines
+DEEP = b"[" * 1000 + b"]" * 1000
+
+
+@pytest.mark.parametrize("name, line, error, words", [
+    ("1,000 nested arrays", DEEP, BotNonJson, "nested deeper than 32 levels"),
+    ("unclosed nesting", b"[" * 1000, BotNonJson, "nested deeper than 32 levels"),
+    ("a million nested arrays", b"[" * 1_000_000, BotNonJson, "nested deeper than 32 levels"),
+    ("nesting inside the action", b'{"id": 2, "action": ' + b'{"a":' * 40 + b"1" + b"}" * 40 + b"}", BotNonJson,
+     "nested deeper than 32 levels"),
+    ("nesting that Python parses", b'{"id": 2, "action": ' + b"[" * 200 + b"]" * 200 + b"}", BotNonJson,
+     "nested deeper than 32 levels"),
+    ("invalid UTF-8", b'{"id": 2, "action": {"type": "\xff\xfe"}}', BotNonJson, "not UTF-8 (byte 30: invalid start byte)"),
+    ("UTF-16 with a byte-order mark", '{"id": 2}'.encode("utf-16"), BotNonJson, "not UTF-8"),
+    ("a UTF-8 byte-order mark", b'\xef\xbb\xbf{"id": 2}', BotNonJson, "not JSON"),
+    ("overlong UTF-8", b'{"id": 2, "x": "\xc0\xaf"}', BotNonJson, "not UTF-8"),
+    ("a number too large for a double", b'{"id": 2, "action": {"type": "take_puzzle", "slot": 1e999999}}', BotNonJson,
+     "the number '1e999999' is too large"),
+    ("NaN", b'{"id": NaN, "action": {"type": "pass"}}', BotNonJson, "NaN is not a JSON number"),
+    ("Infinity", b'{"id": 2, "action": {"type": "take_puzzle", "slot": -Infinity}}', BotNonJson,
+     "-Infinity is not a JSON number"),
+    ("an integer of 5,000 digits", b'{"id": 2, "action": {"slot": ' + b"7" * 5000 + b"}}", BotNonJson,
+     "an integer has more than 4300 digits"),
+    ("an id of 5,000 digits", b'{"id": ' + b"9" * 5000 + b"}", BotNonJson, "more than 4300 digits"),
+    ("a lone high surrogate", b'{"id": 2, "action": {"type": "\\ud800"}}', BotNonJson, "lone UTF-16 surrogate"),
+    ("a lone low surrogate in a key", b'{"id": 2, "action": {"\\uDC00": 1}}', BotNonJson, "lone UTF-16 surrogate"),
+    ("a repeated field", b'{"id": 2, "id": 2, "action": {"type": "pass"}}', BotProtocolError,
+     "field 'id' appears twice"),
+    ("a repeated field in the action", b'{"id": 2, "action": {"type": "pass", "type": "take_piece"}}',
+     BotProtocolError, "field 'type' appears twice"),
+    ("an empty line", b"", BotNonJson, "not JSON"),
+    ("blanks", b" \t\r", BotNonJson, "not JSON"),
+    ("NUL bytes", b"\x00" * 10, BotNonJson, "not JSON"),
+    ("a control character in a string", b'{"id": 2, "x": "a\x01b"}', BotNonJson, "not JSON"),
+    ("two objects", b'{"id": 2} {"id": 2}', BotNonJson, "Extra data"),
+    ("a list", b'[{"id": 2, "action": {"type": "pass"}}]', BotNonJson, "a reply must be a JSON object"),
+    ("a string", b'"pass"', BotNonJson, "a reply must be a JSON object"),
+    ("null", b"null", BotNonJson, "a reply must be a JSON object"),
+    ("a number", b"2", BotNonJson, "a reply must be a JSON object"),
+    ("an id that is an object", b'{"id": {"id": 2}, "action": {"type": "pass"}}', BotProtocolError,
+     "reply id {'id': 2} does not match"),
+    ("an id that is true", b'{"id": true, "action": {"type": "pass"}}', BotProtocolError, "reply id True does not match"),
+    ("an id that is a float", b'{"id": 2.0, "action": {"type": "pass"}}', BotProtocolError, "reply id 2.0 does not match"),
+    ("a huge id", b'{"id": ' + b"9" * 4000 + b', "action": {"type": "pass"}}', BotProtocolError, "does not match"),
+    ("an action that is a list", b'{"id": 2, "action": ["pass"]}', BotProtocolError, "needs an object field 'action'"),
+    ("an action that is null", b'{"id": 2, "action": null}', BotProtocolError, "needs an object field 'action'"),
+    ("a type that is a list", b'{"id": 2, "type": [1], "action": {"type": "pass"}}', BotProtocolError,
+     "has type [1]"),
+])
+def test_each_hostile_reply_line_is_a_verdict(game, name, line, error, words):
+    ch = ScriptedChannel(ready, line)
+    proto = Protocol(ch)
+    proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
+    with pytest.raises(error) as info:
+        proto.request(request_message("action", observation(game, 0), [], {}, None), 1.0)
+    assert words in str(info.value), name
+    assert len(str(info.value)) < 600, "the detail quotes the line shortened"
+    assert str(info.value).encode("utf-8"), "the detail is storable text"
+    assert not ch.open
+
+
+@pytest.mark.parametrize("line", [
+    b'{"id": 2, "action": {"type": "pass"}, "note": "\\ud83d\\ude00"}',  # a surrogate pair is one character
+    b'{"id": 2, "action": {"type": "pass"}, "path": "C:\\\\ud800"}',      # an escaped backslash, then text
+    b'{"id": 2, "action": {"type": "pass"}, "x": 1e300, "y": -0.0, "z": ' + b"9" * 4300 + b"}",
+    b'{"id": 2, "action": {"type": "pass"}, "deep": ' + b"[" * 30 + b"]" * 30 + b"}",
+    b'{"id": 2, "action": {"type": "pass"}, "many": [' + b",".join([b"[1]"] * 100) + b"]}",
+    b'\t{"id": 2, "action": {"type": "pass"}}\r',
+])
+def test_unusual_but_valid_replies_are_accepted(game, line):
+    ch = ScriptedChannel(ready, line)
+    proto = Protocol(ch)
+    proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
+    action, _ = proto.request(request_message("action", observation(game, 0), [], {}, None), 1.0)
+    assert action == {"type": "pass"}
+
+
+def test_parse_line_keeps_its_speed_on_a_plain_reply():
+    line = b'{"id": 7, "action": {"type": "finish", "placements": [' + b", ".join(
+        [b'{"puzzle": "W01", "piece": "I2", "cells": [[0, 0], [0, 1]]}'] * 8) + b"]}}"
+    assert parse_line(line)["action"]["placements"][7]["cells"] == [[0, 0], [0, 1]]
+
+
+def test_a_ready_with_an_endless_name_is_a_protocol_error():
+    with pytest.raises(BotProtocolError, match="at most 200 characters"):
+        check_ready({"type": "ready", "id": 1, "name": "x" * 10_000})
+
+
+def test_stale_replies_beyond_the_first_twenty_are_only_counted(game):
+    stale = json.dumps({"id": 1, "action": {"type": "take_piece"}}).encode()
+    ch = ScriptedChannel(ready, *[stale] * 500, reply_to({"type": "pass"}))
+    proto = Protocol(ch)
+    proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
+    action, _ = proto.request(request_message("action", observation(game, 0), [], {}, None), 1.0)
+    assert action == {"type": "pass"}
+    assert len(proto.discarded) == 20 and proto.discarded_count == 500
+
+
+def test_true_is_not_the_id_1(game):
+    proto = Protocol(ScriptedChannel(b'{"type": "ready", "id": true, "name": "x"}'))
+    with pytest.raises(BotProtocolError, match="reply id True does not match the request id 1"):
+        proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
+
+
+def test_control_characters_of_a_bot_are_escaped_in_messages(game):
+    ch = ScriptedChannel(ready, b'\x1b[2J\x1b]0;owned\x07 not json')
+    proto = Protocol(ch)
+    proto.hello(hello_message(0, game.rules, {}, 1), 1.0)
+    with pytest.raises(BotNonJson) as info:
+        proto.request(request_message("action", observation(game, 0), [], {}, None), 1.0)
+    assert "\x1b" not in str(info.value) and "\\x1b[2J\\x1b]0;owned\\x07 not json" in str(info.value)
+    with pytest.raises(BotProtocolError, match="must be printable text"):
+        check_ready({"type": "ready", "id": 1, "name": "bot\x1b[31m"})

@@ -207,7 +207,8 @@ def test_resume_after_kill_9_stores_exactly_the_schedule(tmp_path):
     count = 0
     while time.time() < deadline and proc.poll() is None:
         try:
-            count = sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            # read-only: a plain connect would create an empty results.sqlite, which the run refuses
+            count = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute("SELECT COUNT(*) FROM games").fetchone()[0]
         except sqlite3.Error:
             count = 0
         if count >= 20:

@@ -174,3 +174,58 @@ def test_a_line_already_in_the_pipe_is_taken_even_past_the_deadline():
             t.read_line(time.perf_counter() - 1)
     finally:
         t.close()
+
+
+# ---------------------------------------------------------------- hostile bytes
+def writer(body: str, **kw) -> LineTransport:
+    """A transport to a process that reads one line, then runs ``body`` (``w(bytes)`` writes and flushes)."""
+    t = transport("import sys, time\nr = sys.stdin.buffer.readline\n"
+                  "def w(b):\n    sys.stdout.buffer.write(b); sys.stdout.buffer.flush()\n"
+                  "r()\n" + body + "\ntime.sleep(30)\n", **kw)
+    t.send(b"go\n", deadline(5))
+    return t
+
+
+@pytest.fixture
+def closing():
+    opened: list[LineTransport] = []
+    yield opened
+    for t in opened:
+        t.close()
+
+
+def test_a_line_dribbled_byte_by_byte_then_lines_sharing_a_chunk(closing):
+    t = writer("for b in b'{\"id\": 1}': w(bytes([b])); time.sleep(0.001)\nw(b'\\nsecond\\nthird\\n')")
+    closing.append(t)
+    assert [t.read_line(deadline(5))[0] for _ in range(3)] == [b'{"id": 1}', b"second", b"third"]
+
+
+def test_any_bytes_but_the_newline_pass_through_unchanged(closing):
+    t = writer("w(bytes(b for b in range(256) if b != 10) + b'\\n')")
+    closing.append(t)
+    assert t.read_line(deadline(5))[0] == bytes(b for b in range(256) if b != 10)
+
+
+def test_a_line_of_exactly_the_cap_is_read_and_one_byte_more_is_an_output_limit(closing):
+    ok = writer("w(b'x' * 1000 + b'\\n')", max_line=1000)
+    too_long = writer("w(b'x' * 1001 + b'\\n')", max_line=1000)
+    closing.extend([ok, too_long])
+    assert ok.read_line(deadline(5))[0] == b"x" * 1000
+    with pytest.raises(BotOutputLimit, match="a line of 1001 bytes"):
+        too_long.read_line(deadline(5))
+
+
+def test_many_short_lines_count_against_the_output_cap_of_one_request(closing):
+    t = writer("line = b'{\"id\": 0}\\n'\nfor _ in range(20000): w(line)", max_output=100_000)
+    closing.append(t)
+    with pytest.raises(BotOutputLimit, match="more than 100000 bytes during one request"):
+        for _ in range(20000):
+            t.read_line(deadline(5))
+
+
+def test_a_partial_line_then_exit_is_a_crash(closing):
+    t = writer("w(b'{\"id\": 1, \"act'); sys.exit(4)")
+    closing.append(t)
+    with pytest.raises(BotCrashed, match="closed its stdout: exit code 4"):
+        t.read_line(deadline(5))
+    assert t.state is State.CLOSED

@@ -140,7 +140,7 @@ def league_play_cmd(
     from ..league.play import play_league
     from ..league.table import league_table, render_table
 
-    with League.open(file) as league:
+    with League.open(file, exclusive=True) as league:
         summary = play_league(league, games, concurrency, "bots" if processes else "auto",
                               echo=lambda t: typer.echo(t, err=True), progress=progress)
         if summary["failed"] and not summary["played"]:
@@ -165,7 +165,7 @@ def league_table_cmd(
 
     if as_json and as_csv:
         raise UsageError("give --json or --csv, not both")
-    with League.open(file) as league:
+    with League.open(file, read_only=True) as league:
         tab = league_table(league, bootstrap)
     if as_json:
         emit_json(tab)

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from .app import command, emit_json
-from ..errors import UsageError
+from ..errors import ArenaError, UsageError
 
 
 @command("validate")
@@ -55,7 +55,9 @@ def run_cmd(
     check: bool = typer.Option(False, "--check",
                                help="Run the conformance check (`arena check-bot`) on every command-line bot first."),
 ) -> None:
-    """Run a tournament (or continue it: games already stored in the output folder are not replayed)."""
+    """Run a tournament (or continue it: games already stored in the output folder are not replayed).
+
+    Exits non-zero when a game could not be played (it is not stored; running again retries it)."""
     from ..tournament.config import load_config
     from ..tournament.runner import run_tournament
     from ..tournament.standings import render_text, report
@@ -82,13 +84,18 @@ def run_cmd(
     summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
     if as_json:
         emit_json({"summary": summary, **rep})
-        return
-    typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s "
-               f"({summary['stored']} of {summary['scheduled']} stored in {summary['output']})"
-               + (f"; {summary['worker_deaths']} worker deaths" if summary["worker_deaths"] else "")
-               + (f"; {summary['failed']} games not played, run again to retry" if summary["failed"] else ""))
-    typer.echo(render_text(rep))
-    typer.echo(f"games and replays: {summary['index']}")
+    else:
+        typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s "
+                   f"({summary['stored']} of {summary['scheduled']} stored in {summary['output']})"
+                   + (f"; {summary['worker_deaths']} worker deaths" if summary["worker_deaths"] else "")
+                   + (f"; {summary['failed']} games not played, run again to retry" if summary["failed"] else ""))
+        typer.echo(render_text(rep))
+        typer.echo(f"games and replays: {summary['index']}")
+    if summary["failed"]:
+        # The standings above lack those games: a run that could not play its schedule fails.
+        raise ArenaError(f"{summary['failed']} of {summary['scheduled']} games could not be played and are not "
+                         f"stored (the reasons are in {Path(summary['output']) / 'tournament.log'}); run the same "
+                         f"command again to retry them")
 
 
 @command("standings")
@@ -127,9 +134,12 @@ def standings_cmd(
 def index_cmd(
     output: Path = typer.Argument(..., help="A tournament's output folder."),
     viewers: bool = typer.Option(True, "--viewers/--no-viewers", help="Write an HTML viewer beside each replay."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="DIR",
+                                       help="Write index.html and the viewers into DIR instead (for a read-only "
+                                            "folder of results); the output folder is only read."),
 ) -> None:
     """Write index.html in a tournament's output folder: standings and every game with its replay."""
     from ..tournament.index import write_index
 
-    path = write_index(output, viewers=viewers)
+    path = write_index(output, viewers=viewers, out=out)
     typer.echo(f"wrote {path}")

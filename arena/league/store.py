@@ -2,12 +2,21 @@
 
 Each finished game is stored in one transaction (the game and its seats), so stopping
 ``arena league play`` at any moment loses at most the games in flight.
+
+The file guards itself as a tournament's results do (:mod:`arena.tournament.store`): a new
+league is built under a temporary name and linked into place whole; an existing file that
+is empty, not SQLite, truncated, damaged or not a league is refused with a sentence and
+left untouched; ``league play`` holds an exclusive lock (``FILE.lock``) so two of them never
+play the same league at once; and ``league table`` opens the file read-only, so it works on
+a read-only copy.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -16,7 +25,8 @@ from pathlib import Path
 from engine import RuleSpec
 
 from ..errors import UsageError
-from ..tournament.store import insert_once
+from ..tournament.store import (FolderLock, StoreError, check_database_file, check_integrity, insert_once,
+                                read_only_connection)
 
 FORMAT = "arena-league"
 VERSION = 1
@@ -65,9 +75,12 @@ class Entry:
 class League:
     """An open league file."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection):
+    def __init__(self, path: Path, conn: sqlite3.Connection, lock: FolderLock | None = None,
+                 scratch: str | None = None):
         self.path = path
         self.conn = conn
+        self.lock = lock
+        self.scratch = scratch
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -77,31 +90,74 @@ class League:
         path = Path(path)
         if path.exists():
             raise LeagueError(f"{path} already exists; give another file name or remove it")
-        conn = cls._connect(path)
-        conn.executescript(SCHEMA)
-        league = cls(path, conn)
-        for k, v in {"format": FORMAT, "version": VERSION, "rules": spec.to_json(), "seats": seats, "seed": seed,
-                     "time_control": time_control or {}, "sandbox": sandbox, "created": time.time()}.items():
-            league._set_meta(k, v)
-        return league
+        tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+        tmp.unlink(missing_ok=True)
+        try:
+            conn = cls._connect(tmp)
+            try:
+                conn.executescript(SCHEMA)
+                league = cls(tmp, conn)
+                for k, v in {"format": FORMAT, "version": VERSION, "rules": spec.to_json(), "seats": seats,
+                             "seed": seed, "time_control": time_control or {}, "sandbox": sandbox,
+                             "created": time.time()}.items():
+                    league._set_meta(k, v)
+            finally:
+                conn.close()  # the last connection checkpoints: the whole league is in tmp
+            try:
+                os.link(tmp, path)  # whole or not at all, and never over a file made meanwhile
+            except FileExistsError:
+                raise LeagueError(f"{path} already exists; give another file name or remove it") from None
+            except OSError as exc:
+                raise LeagueError(f"{path}: cannot create the league file ({exc.strerror})") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        return cls.open(path)
 
     @classmethod
-    def open(cls, path) -> "League":
-        """Open an existing league file."""
+    def open(cls, path, read_only: bool = False, exclusive: bool = False) -> "League":
+        """Open an existing league file: read-only, for writing, or ``exclusive`` for
+        writing under the league's lock (``league play``: one at a time)."""
         path = Path(path)
         if not path.is_file():
             raise LeagueError(f"{path}: no such league (create one with `arena league new {path} --rules ...`)")
         try:
-            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-            row = conn.execute("SELECT v FROM meta WHERE k = 'format'").fetchone()
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-        except sqlite3.Error:
-            row = None
-        if row is None or json.loads(row[0]) != FORMAT:
-            conn.close()
-            raise LeagueError(f"{path} is not a league file (create one with `arena league new`)")
-        return cls(path, conn)
+            check_database_file(path, "league file")
+        except StoreError as exc:
+            raise LeagueError(str(exc)) from None
+        lock = FolderLock.acquire(path.with_name(path.name + ".lock"), "a league play") if exclusive else None
+        scratch = None
+        try:
+            try:
+                if read_only:
+                    conn, scratch = read_only_connection(path)
+                else:
+                    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            except (OSError, sqlite3.Error) as exc:
+                raise LeagueError(f"{path}: cannot open the league file ({exc})") from None
+            league = cls(path, conn, lock, scratch)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        try:
+            try:
+                check_integrity(conn, path, "league file")
+            except StoreError as exc:
+                raise LeagueError(str(exc)) from None
+            try:
+                row = conn.execute("SELECT v FROM meta WHERE k = 'format'").fetchone()
+                fmt = json.loads(row[0]) if row else None
+            except (sqlite3.Error, ValueError):
+                fmt = None
+            if fmt != FORMAT:
+                raise LeagueError(f"{path} is not a league file (create one with `arena league new`)")
+            if not read_only:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+        except BaseException:
+            league.close()
+            raise
+        return league
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
@@ -114,8 +170,14 @@ class League:
             raise LeagueError(f"{path}: cannot open the league file ({exc})") from None
 
     def close(self) -> None:
-        """Close the file."""
-        self.conn.close()
+        """Close the file (and release the lock of ``exclusive``)."""
+        try:
+            self.conn.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+            if self.scratch is not None:
+                shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> "League":
         return self

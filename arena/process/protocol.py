@@ -13,16 +13,70 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 
-from .transport import BotNonJson, BotProtocolError
+from engine.codec import show
+
+from .transport import BotNonJson, BotProtocolError, printable
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
 REQUEST_KINDS = ("action", "reward", "level_up", "finish")
+#: the deepest nesting of arrays and objects a reply may have (a reply needs 6)
+MAX_DEPTH = 32
+#: the longest ``name`` or ``version`` a ``ready`` may give, in characters
+MAX_NAME = 200
+#: stale replies kept in :attr:`Protocol.discarded` (the rest are only counted and logged)
+MAX_DISCARDED = 20
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-_loads = json.loads
+
+
+class _DuplicateKey(ValueError):
+    """An object names the same field twice (RFC 8259 leaves its meaning open)."""
+
+
+class _NotFinite(ValueError):
+    """``NaN``, ``Infinity`` or a number too large for a double (``1e999``): not JSON numbers."""
+
+
+def _object(pairs: list) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"field {show(key)} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:  # inf - inf is nan; nan is never equal
+        raise _NotFinite(f"the number {show(text)} is too large")
+    return value
+
+
+def _constant(name: str):
+    raise _NotFinite(f"{name} is not a JSON number")
+
+
+# One decoder for every reply: strict JSON (no NaN, Infinity, 1e999 or repeated fields).
+# The field check costs a Python call per object (replies have one to a dozen); calling
+# the C scanner directly for a line that is exactly one value saves more than that.
+_decoder = json.JSONDecoder(object_pairs_hook=_object, parse_float=_float, parse_constant=_constant)
+_scan_once = _decoder.scan_once
+_decode_padded = _decoder.decode  # blanks around the value, and every error message
+
+
+def _decode(text: str):
+    try:
+        value, end = _scan_once(text, 0)
+    except StopIteration:
+        return _decode_padded(text)
+    return value if end == len(text) else _decode_padded(text)
 
 
 def encode(message: dict) -> bytes:
@@ -56,20 +110,63 @@ def request_message(kind: str, obs: dict, events: list, clock: dict, legal: list
 
 
 def parse_line(line: bytes) -> dict:
-    """A reply line as a JSON object; :class:`BotNonJson` if it is not one."""
+    """A reply line as a JSON object; :class:`BotNonJson` if it is not one.
+
+    Whatever the bytes, this raises only :class:`BotNonJson` or :class:`BotProtocolError`:
+    the line must be UTF-8 (no byte-order mark), hold one strict JSON object (RFC 8259
+    numbers: no ``NaN``, ``Infinity`` or ``1e999``, at most 4300 digits in an integer;
+    strings without lone surrogates such as ``"\\ud800"``), nest at most
+    :data:`MAX_DEPTH` levels and name each field of an object once.
+    """
     try:
-        msg = _loads(line)
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = line.decode()
+    except UnicodeDecodeError as exc:
+        raise BotNonJson(f"not UTF-8 (byte {exc.start}: {exc.reason}): {snippet(line)}") from None
+    try:
+        msg = _decode(text)
+    except _DuplicateKey as exc:
+        raise BotProtocolError(f"{exc}: {snippet(line)}") from None
+    except RecursionError:
+        raise BotNonJson(f"nested deeper than {MAX_DEPTH} levels: {snippet(line)}") from None
+    except ValueError as exc:  # JSONDecodeError, a non-finite number, an integer of over 4300 digits
+        if not isinstance(exc, (json.JSONDecodeError, _NotFinite)):
+            exc = f"an integer has more than {sys.get_int_max_str_digits()} digits"
         raise BotNonJson(f"not JSON ({exc}): {snippet(line)}") from None
-    if not isinstance(msg, dict):
+    if type(msg) is not dict:
         raise BotNonJson(f"a reply must be a JSON object: {snippet(line)}")
+    # Both checks below walk the message, so they run only when the bytes allow a failure:
+    # fewer brackets than MAX_DEPTH cannot nest deeper, no backslash-u cannot be a surrogate.
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and nesting(msg) > MAX_DEPTH:
+        raise BotNonJson(f"nested deeper than {MAX_DEPTH} levels: {snippet(line)}")
+    if b"\\u" in line:
+        try:
+            _dumps(msg).encode()
+        except UnicodeEncodeError:
+            raise BotNonJson(f"a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which UTF-8 cannot "
+                             f"carry: {snippet(line)}") from None
     return msg
 
 
+def nesting(value) -> int:
+    """How deeply arrays and objects nest in ``value`` (0 for a number or a string), level by
+    level without recursion; counting stops past :data:`MAX_DEPTH`."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level and depth <= MAX_DEPTH:
+        depth += 1
+        inner = []
+        for v in level:
+            for x in (v.values() if type(v) is dict else v):
+                if type(x) is dict or type(x) is list:
+                    inner.append(x)
+        level = inner
+    return depth
+
+
 def snippet(line: bytes, limit: int = 200) -> str:
-    """The start of an offending line, for messages."""
-    text = line[:limit].decode("utf-8", "replace")
-    return text + ("..." if len(line) > limit else "")
+    """The start of an offending line, for messages: invalid UTF-8 replaced, and control
+    characters escaped (``\\x1b``), so a bot cannot drive the terminal that shows it."""
+    return printable(line[:limit].decode("utf-8", "replace")) + ("..." if len(line) > limit else "")
 
 
 class Ready:
@@ -96,6 +193,11 @@ def check_ready(msg: dict) -> Ready:
         raise BotProtocolError("'ready' needs a non-empty string field 'name'")
     if not isinstance(version, str):
         raise BotProtocolError("'ready' field 'version' must be a string")
+    if len(name) > MAX_NAME or len(version) > MAX_NAME:
+        raise BotProtocolError(f"'ready' fields 'name' and 'version' may have at most {MAX_NAME} characters")
+    if not (name.isprintable() and version.isprintable()):
+        raise BotProtocolError(f"'ready' fields 'name' and 'version' must be printable text, got {show(name)}, "
+                               f"{show(version)}")
     if not isinstance(legal, bool):
         raise BotProtocolError("'ready' field 'legal_actions' must be true or false")
     return Ready(name, version, legal)
@@ -105,10 +207,10 @@ def check_action_reply(msg: dict, kind: str) -> dict:
     """The R14 object of a reply to an ``action``/decision request (not yet checked by the engine)."""
     action = msg.get("action")
     if not isinstance(action, dict):
-        raise BotProtocolError(f"a reply to '{kind}' needs an object field 'action' (R14 JSON), got {snippet(_dumps(msg).encode())}")
+        raise BotProtocolError(f"a reply to '{kind}' needs an object field 'action' (R14 JSON), got {show(msg, 200)}")
     t = msg.get("type")
     if t is not None and t != "action":
-        raise BotProtocolError(f"a reply to '{kind}' has type {t!r}; leave it out or use \"action\"")
+        raise BotProtocolError(f"a reply to '{kind}' has type {show(t)}; leave it out or use \"action\"")
     return action
 
 
@@ -124,6 +226,7 @@ class Protocol:
         self.label = label
         self.next_id = 1
         self.discarded: list[dict] = []
+        self.discarded_count = 0
         self.ready: Ready | None = None
         self._t0 = 0.0
         # Every line is logged (with the pid) at DEBUG; checked once, off the hot path.
@@ -152,15 +255,25 @@ class Protocol:
                 msg = parse_line(line)
                 got = msg.get("id")
                 if type(got) is int and 0 < got < rid:
-                    self.discarded.append({"id": got, "expected": rid, "line": snippet(line, 120)})
-                    log.info("%s pid %s: discarded a stale reply (id %d, waiting for %d): %s", self.label,
-                             getattr(channel, "pid", "-"), got, rid, snippet(line, 120))
+                    self._discard(got, rid, line)
                     continue
-                if got != rid:
-                    raise BotProtocolError(f"reply id {got!r} does not match the request id {rid}: {snippet(line)}")
+                if got != rid or type(got) is not int:  # 2.0 and true are not the id 2 or 1
+                    raise BotProtocolError(f"reply id {show(got)} does not match the request id {rid}: {snippet(line)}")
                 return msg, t1 - self._t0
         finally:
             channel.done()
+
+    def _discard(self, got: int, rid: int, line: bytes) -> None:
+        # A bot may repeat old replies up to its output cap: the first few are kept for
+        # the record, the rest only counted, so the record stays small.
+        self.discarded_count += 1
+        if len(self.discarded) < MAX_DISCARDED:
+            self.discarded.append({"id": got, "expected": rid, "line": snippet(line, 120)})
+            log.info("%s pid %s: discarded a stale reply (id %d, waiting for %d): %s", self.label,
+                     getattr(self.channel, "pid", "-"), got, rid, snippet(line, 120))
+        elif self.discarded_count == MAX_DISCARDED + 1:
+            log.info("%s pid %s: more stale replies; only counted from now on", self.label,
+                     getattr(self.channel, "pid", "-"))
 
     def _exchange(self, message: dict, limit_s: float) -> tuple[dict, float]:
         rid, deadline = self.send(message, limit_s)

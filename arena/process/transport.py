@@ -93,6 +93,14 @@ class TransportStateError(RuntimeError):
     """A programming error: a request sent while another is in flight, or after close."""
 
 
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``), so a bot's bytes quoted in a
+    message cannot drive the terminal that shows it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def describe_exit(code: int | None) -> str:
     """``exit code 3`` / ``killed by signal SIGKILL`` / ``still running``."""
     if code is None:
@@ -210,7 +218,7 @@ class LineTransport:
 
     def stderr_tail(self, limit: int = 400) -> str:
         """The last bytes the bot wrote on stderr, decoded, for error messages."""
-        return bytes(self._tail[-limit:]).decode("utf-8", "replace").strip()
+        return printable(bytes(self._tail[-limit:]).decode("utf-8", "replace").strip())
 
     # ------------------------------------------------------------------ lines
     def send(self, data: bytes, deadline: float) -> float:

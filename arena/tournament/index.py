@@ -5,12 +5,15 @@ tournament's own store and standings, writes an HTML viewer (:mod:`arena.replay.
 beside each replay file that has none or an older one, and writes ``index.html`` -- one
 self-contained page (inline CSS, no script, no network) whose links are relative, so the
 folder can be copied or served as it is. The runner can call it after a run; ``arena index
-OUTPUT`` does it by hand.
+OUTPUT`` does it by hand. The results are only read, so a read-only folder of finished
+results can be indexed into another folder (``out``): the page and the viewers go there,
+with links back to the replays where they are.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import sqlite3
 from pathlib import Path
 
@@ -50,24 +53,23 @@ def _replay_paths(store: Store, output: Path) -> dict[str, Path]:
     return out
 
 
-def _viewer(replay: Path) -> Path | None:
-    """The HTML viewer beside ``replay`` (written if missing or stale); None if it cannot be made."""
+def _viewer(replay: Path, folder: Path | None = None) -> Path | None:
+    """The HTML viewer of ``replay`` -- beside it, or in ``folder`` -- written if missing or
+    stale; None if it cannot be made."""
     from ..replay.html import write_html
 
-    target = replay.with_suffix(".html")
+    target = replay.with_suffix(".html") if folder is None else folder / replay.with_suffix(".html").name
     try:
         if not target.exists() or target.stat().st_mtime < replay.stat().st_mtime:
             write_html(replay, target)
         return target
-    except ArenaError:
+    except (ArenaError, OSError):
         return None
 
 
 def _rel(path: Path, base: Path) -> str:
-    try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
-        return path.resolve().as_uri()
+    """A link from a page in ``base`` to ``path``: relative (``../``-style when outside)."""
+    return Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
 
 
 def render_index(rep: dict, games: list[dict], links: dict[str, list[tuple[str, str]]]) -> str:
@@ -115,13 +117,19 @@ def render_index(rep: dict, games: list[dict], links: dict[str, list[tuple[str, 
     return "\n".join(parts)
 
 
-def write_index(output_dir, viewers: bool = True, max_viewers: int | None = 2000) -> Path:
-    """Write ``index.html`` (and replay viewers) in a tournament output folder; returns its path.
+def write_index(output_dir, viewers: bool = True, max_viewers: int | None = 2000, out=None) -> Path:
+    """Write ``index.html`` (and replay viewers) for a tournament output folder; returns its path.
 
     ``viewers``: write an HTML viewer next to each replay (at most ``max_viewers``; games
-    beyond link to the replay JSON).
+    beyond link to the replay JSON). ``out``: write the page and the viewers (in
+    ``out/replays/``) there instead, leaving the output folder untouched; without it, a
+    folder that cannot be written is a :class:`~arena.errors.UsageError` saying so.
     """
     output = Path(output_dir)
+    target = Path(out) if out is not None else output
+    if out is None and output.is_dir() and not os.access(output, os.W_OK):
+        raise UsageError(f"{output} is read-only, so index.html cannot be written there; give --out DIR to "
+                         f"write the index and the replay viewers into another folder")
     store = Store.open(output, create=False)
     try:
         rep = report(store)
@@ -129,6 +137,13 @@ def write_index(output_dir, viewers: bool = True, max_viewers: int | None = 2000
         replays = _replay_paths(store, output)
     finally:
         store.close()
+    viewer_dir = None if out is None else target / "replays"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        if viewer_dir is not None and viewers:
+            viewer_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {viewer_dir or target}: {exc.strerror}") from None
     links: dict[str, list[tuple[str, str]]] = {}
     made = 0
     for g in sorted(games, key=lambda g: (g["group"], g["rotation"])):
@@ -137,13 +152,13 @@ def write_index(output_dir, viewers: bool = True, max_viewers: int | None = 2000
             continue
         items = []
         if viewers and (max_viewers is None or made < max_viewers):
-            page = _viewer(replay)
+            page = _viewer(replay, viewer_dir)
             if page is not None:
                 made += 1
-                items.append(("view", _rel(page, output)))
-        items.append(("json", _rel(replay, output)))
+                items.append(("view", _rel(page, target)))
+        items.append(("json", _rel(replay, target)))
         links[g["key"]] = items
-    path = output / "index.html"
+    path = target / "index.html"
     try:
         path.write_text(render_index(rep, games, links), encoding="utf-8")
     except OSError as exc:

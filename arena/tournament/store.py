@@ -5,19 +5,46 @@ its seats, its faults) under a UNIQUE game key, so a crash at any moment leaves 
 finished game stored whole or not at all, and a game is never counted twice. WAL mode lets
 ``arena standings`` read while a tournament runs; ``synchronous=FULL`` makes a committed
 game survive a machine crash, not only a killed process.
+
+The store guards itself:
+
+- **One coordinator per folder.** The writer holds an exclusive ``flock`` on
+  ``.arena.lock`` in the folder (which records its pid, host and start time) for as long
+  as the store is open; a second writer is refused with a sentence naming the holder.
+  The kernel drops the lock with the process, however it ends (kill -9 included), so a
+  lock file left behind means nothing by itself.
+- **Only our own database is used.** A new database is built under a temporary name and
+  linked into place whole, so ``results.sqlite`` never exists half-made. An existing one
+  is checked before use: an empty file, a file that is not SQLite, a file shorter than its
+  header says (truncated), a damaged one (``PRAGMA quick_check``) or another program's
+  SQLite database is refused with a sentence and left untouched. Only a missing database
+  starts a new tournament.
+- **Readers never write.** ``Store.open(folder, create=False)`` opens the database
+  read-only; in a folder it cannot write (a read-only mount, a finished tournament's
+  archive) it opens it as immutable, or reads a copy when a write-ahead log is left to
+  replay.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import shutil
+import socket
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
 
 from ..errors import ArenaError, UsageError
 
 DB_NAME = "results.sqlite"
+LOCK_NAME = ".arena.lock"
+FORMAT = "arena-results"
 STANDARD_RESULT = {"scores", "ranking", "completed", "rounds", "adjudicated", "forfeited"}
+TABLES = {"meta", "games", "seats", "faults"}
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -61,34 +88,236 @@ class StoreError(ArenaError):
     exit_code = 2
 
 
+class StoreBusy(StoreError):
+    """Another process holds the folder's lock (another coordinator is writing there)."""
+
+
+class FolderLock:
+    """An exclusive ``flock`` on a lock file, held until :meth:`release` or the process ends.
+
+    The file records who holds it (``{"pid", "host", "since", "what"}``) so a refused
+    process can say who. ``what`` names the holder's task in messages ("a tournament run").
+    """
+
+    def __init__(self, path: Path, fd: int):
+        self.path = path
+        self.fd = fd
+        self._close = os.close  # kept for __del__ at interpreter exit
+
+    @classmethod
+    def acquire(cls, path, what: str) -> "FolderLock":
+        """Take the lock at ``path`` or raise :class:`StoreBusy` naming its holder."""
+        path = Path(path)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot create the lock file {path} ({exc.strerror}); the folder must be "
+                             f"writable to {what}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = cls.holder(fd)
+            os.close(fd)
+            raise StoreBusy(f"{path.parent} is in use: {holder} holds its lock {path.name}; wait for it to "
+                            f"finish or stop it (a folder has one writer at a time)") from None
+        except OSError as exc:
+            os.close(fd)
+            raise StoreError(f"cannot lock {path} ({exc.strerror})") from None
+        info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time(), "what": what}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        return cls(path, fd)
+
+    @staticmethod
+    def holder(fd: int) -> str:
+        """Who holds the lock, as the lock file says: ``a tournament run (pid 12, host h, since ...)``."""
+        try:
+            info = json.loads(os.pread(fd, 4096, 0) or b"{}")
+            since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(info["since"])))
+            return f"{info.get('what') or 'another process'} (pid {int(info['pid'])} on host {info['host']}, since {since})"
+        except (ValueError, KeyError, TypeError, OSError, OverflowError):
+            return "another process (it has not written its name yet)"
+
+    def release(self) -> None:
+        """Drop the lock (the file stays; an unlocked file means nothing)."""
+        if self.fd >= 0:
+            self._close(self.fd)
+            self.fd = -1
+
+    __del__ = release  # a store dropped without close() does not keep its folder locked
+
+
+def check_database_file(path: Path, what: str = "results database") -> None:
+    """Refuse a file that cannot be a whole SQLite database: empty, not SQLite, or shorter than its header says."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    advice = "it is left as it is: restore it from a copy, or move it away to start over"
+    if size == 0:
+        raise StoreError(f"{path} is empty (0 bytes), not a {what} (a crash or a full disk may have cut it); {advice}")
+    if not header.startswith(SQLITE_MAGIC):
+        raise StoreError(f"{path} is not a {what}: it is not an SQLite file (it starts with {header[:16]!r}); {advice}")
+    if len(header) < 100:
+        raise StoreError(f"{path} is truncated: {size} bytes, shorter than an SQLite header; {advice}")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    counted = header[24:28] == header[92:96]  # the page count is valid only when these agree
+    if page_size < 512 or page_size & (page_size - 1):
+        raise StoreError(f"{path} is damaged: its header gives a page size of {page_size} bytes; {advice}")
+    if size % page_size or (counted and size < pages * page_size):
+        expected = f"{pages * page_size} bytes ({pages} pages)" if counted else f"whole pages of {page_size} bytes"
+        raise StoreError(f"{path} is truncated: it has {size} bytes, its header says {expected}; {advice}")
+
+
+def check_integrity(conn: sqlite3.Connection, path: Path, what: str = "results database") -> None:
+    """``PRAGMA quick_check``: refuse a damaged database with SQLite's first complaint."""
+    try:
+        rows = conn.execute("PRAGMA quick_check(1)").fetchall()
+    except sqlite3.DatabaseError as exc:
+        rows = [(str(exc),)]
+    if rows != [("ok",)]:
+        raise StoreError(f"{path} is damaged ({rows[0][0] if rows else 'no answer'}); it is left as it is: "
+                         f"restore it from a copy, or move it away to start over")
+
+
+def read_only_connection(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """A read-only connection to the database at ``path`` and the temporary folder of a
+    copy it reads, if any (to remove after closing).
+
+    In a folder this process may write, ``mode=ro``: SQLite keeps its shared-memory file
+    beside the database and sees a running writer's latest commits. In a folder it may
+    not write, SQLite cannot make that file: with no write-ahead log left the database is
+    opened ``immutable`` (nothing can change it); with one left (a run killed before its
+    last checkpoint) the database and its log are copied to a temporary folder and the
+    copy is read, so no stored game is missed.
+    """
+    folder = path.parent
+    uri = path.resolve().as_uri()
+    if os.access(folder, os.W_OK):
+        return sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None), None
+    wal = path.with_name(path.name + "-wal")
+    if not (wal.exists() and wal.stat().st_size > 0):
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None), None
+    tmp = tempfile.mkdtemp(prefix="arena-results-")
+    try:
+        shutil.copyfile(path, Path(tmp) / path.name)
+        shutil.copyfile(wal, Path(tmp) / wal.name)
+        return sqlite3.connect(Path(tmp) / path.name, isolation_level=None), tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 class Store:
     """The results database of one tournament output folder."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection):
+    def __init__(self, path: Path, conn: sqlite3.Connection, lock: FolderLock | None = None,
+                 scratch: str | None = None):
         self.path = path
         self.conn = conn
+        self.lock = lock
+        self.scratch = scratch
 
     @classmethod
     def open(cls, folder, fingerprint: dict | None = None, create: bool = True) -> "Store":
-        """Open (or create) the database in ``folder``; a stored run must match ``fingerprint``."""
+        """Open the database in ``folder`` for writing (``create``: lock the folder, create the
+        database if missing) or read-only; a stored run must match ``fingerprint``."""
         folder = Path(folder)
         path = folder / DB_NAME
-        if not create and not path.exists():
-            raise UsageError(f"{folder}: no tournament results here (no {DB_NAME})")
+        if not create:
+            return cls._open_reader(folder, path)
         try:
             folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the output folder {folder} ({exc.strerror})") from None
+        lock = FolderLock.acquire(folder / LOCK_NAME, "a tournament run")
+        try:
+            store = cls._open_writer(path, lock)
+            if fingerprint is not None:
+                store._claim(fingerprint)
+        except BaseException:
+            lock.release()
+            raise
+        return store
+
+    @classmethod
+    def _open_reader(cls, folder: Path, path: Path) -> "Store":
+        if not path.exists():
+            raise UsageError(f"{folder}: no tournament results here (no {DB_NAME})")
+        check_database_file(path)
+        try:
+            conn, scratch = read_only_connection(path)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"{path}: cannot open the results database ({exc})") from None
+        store = cls(path, conn, scratch=scratch)
+        try:
+            store._check_ours()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def _open_writer(cls, path: Path, lock: FolderLock) -> "Store":
+        if not path.exists():
+            cls._create(path)
+        check_database_file(path)
+        try:
             conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"{path}: cannot open the results database ({exc})") from None
+        store = cls(path, conn, lock)
+        try:
+            store._check_ours()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-            if create:
-                conn.executescript(SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+            conn.executescript(SCHEMA)  # tables added since the database was made
+            conn.execute("INSERT OR IGNORE INTO meta (k, v) VALUES ('format', ?)", (FORMAT,))
+        except sqlite3.Error as exc:
+            conn.close()
             raise StoreError(f"{path}: cannot open the results database ({exc})") from None
-        store = cls(path, conn)
-        if fingerprint is not None:
-            store._claim(fingerprint)
+        except BaseException:
+            conn.close()
+            raise
         return store
+
+    @staticmethod
+    def _create(path: Path) -> None:
+        """Build a new database under a temporary name, then link it into place whole."""
+        tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+        for leftover in path.parent.glob(f".{path.name}.new-*"):  # a creation cut short; we hold the lock
+            leftover.unlink(missing_ok=True)
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(SCHEMA)
+                conn.execute("INSERT INTO meta (k, v) VALUES ('format', ?)", (FORMAT,))
+            finally:
+                conn.close()  # the last connection checkpoints: the whole database is in tmp
+            os.link(tmp, path)  # fails rather than replace a database made meanwhile
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"{path}: cannot create the results database ({exc})") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def _check_ours(self) -> None:
+        """Refuse a damaged database or another program's."""
+        check_integrity(self.conn, self.path)
+        try:
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            fmt = self.meta("format") if "meta" in tables else None
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the results database ({exc})") from None
+        if not TABLES <= tables or fmt not in (None, FORMAT):
+            listed = ", ".join(sorted(tables)) or "none"
+            raise StoreError(f"{self.path} is an SQLite database but not tournament results (its tables: {listed}); "
+                             f"give another --output folder")
 
     def _claim(self, fingerprint: dict) -> None:
         stored = self.meta("fingerprint")
@@ -102,8 +331,14 @@ class Store:
                              f"{', '.join(diff)}); give another --output folder or remove this one")
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Close the connection; a writer releases the folder's lock."""
+        try:
+            self.conn.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+            if self.scratch is not None:
+                shutil.rmtree(self.scratch, ignore_errors=True)
 
     def meta(self, key: str) -> str | None:
         """A stored metadata value."""
