@@ -93,6 +93,7 @@ class ProjectLEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.steps = 0
+        self._rewarded = False
         self._after_move()
 
     def observe(self, agent):
@@ -104,7 +105,9 @@ class ProjectLEnv(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
         self.steps += 1
         try:
             self.table.play(action)
@@ -115,10 +118,12 @@ class ProjectLEnv(AECEnv):
                 self.terminations[a] = True
                 self.infos[a] = {"illegal": f"{agent}: {exc}"}
             self.rewards[agent] = self.illegal_reward
+            self._rewarded = True
             self._accumulate_rewards()
             return
         self._after_move()
-        self._accumulate_rewards()
+        if self._rewarded:  # rewards come only at the end (or for an illegal index)
+            self._accumulate_rewards()
 
     def _after_move(self) -> None:
         game = self.table.game
@@ -127,14 +132,16 @@ class ProjectLEnv(AECEnv):
                 if a in self.rewards:
                     self.rewards[a] = r
                     self.terminations[a] = True
+            self._rewarded = True
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[game.to_move()]
             if self.max_steps is not None and self.steps >= self.max_steps:
                 for a in self.agents:
                     self.truncations[a] = True
-        for a in self.agents:
-            self.infos[a] = self.table.info(self.agent_name_mapping[a])
+        if self.table.json_obs:
+            for a in self.agents:
+                self.infos[a] = self.table.info(self.agent_name_mapping[a])
 
     # ------------------------------------------------------------------ display
     def render(self):

@@ -59,7 +59,7 @@ class Table:
     def settle(self) -> None:
         """Apply the moves that need no choice (see :meth:`Chooser.forced`)."""
         game, chooser = self.game, self.chooser
-        while not game.is_over:
+        while not game.is_over and (chooser.mode or game.phase):  # an ordinary action is never forced
             move = chooser.forced()
             if move is None:
                 return

@@ -8,7 +8,8 @@ JSON observation as ``view`` (what a protocol bot receives), it reads the counts
 scores from there. Tests check that both give the same array on every variant, so the
 fast path shows nothing the JSON hides.
 
-Layout (``S`` shapes, ``R`` row slots, ``U`` unfinished puzzles, ``n`` seats;
+Layout (``S`` shapes, ``R`` row slots, ``U`` unfinished puzzles, ``n`` seats; seats are
+listed from this seat on: this seat first, then the others in seat order.
 :meth:`Observer.layout` lists every block with its offset, size and bounds):
 
 - ``phase`` (4): one-hot action, reward, level_up, finish (all 0 once the game is over);
@@ -21,17 +22,18 @@ Layout (``S`` shapes, ``R`` row slots, ``U`` unfinished puzzles, ``n`` seats;
 - ``pending_supply`` (S): how the sequence under way would change this seat's supply;
 - ``reward_options`` (S): shapes offered by a reward decision to this seat;
 - ``level_up_steps`` (1): level-up steps this seat may still choose;
-- ``rows`` (2·R·C): the white then black row, one card block each (empty slots are 0);
-- ``solo`` (solo rules only, 9·C + 5): the grid, the locks above the three columns, the
-  automaton's supply and score;
-- ``seats`` (n blocks, this seat first, then the others in seat order): supply (S), U
-  puzzle blocks, completed count, score, score visible, forfeited, black puzzles taken
-  after the end (R9.4).
+- ``solo`` (solo rules only, 5): the locks above the three columns, the automaton's
+  supply and its score;
+- ``seats`` (n × (S + 5)): per seat its supply (S), completed count, score, score
+  visible, forfeited, black puzzles taken after the end (R9.4);
+- ``cards`` (K × C): one card block for each white row slot, each black row slot, (solo:
+  each grid slot,) then each seat's U unfinished puzzles in the order taken (empty: 0);
+- ``covered`` (n × U × 25): the cells already covered on each of those puzzles;
+- ``pending`` (U × 26): on this seat's puzzles, the cells covered by the sequence under
+  way, and 1 if the master or ghost action under way already placed a piece there.
 
 A *card block* (C = 30 + S values): present, black, points, reward shape one-hot (S),
-reward ``+1``, reward ``+2``, the 25 recess cells (row-major). A *puzzle block* (C + 51):
-the card block, the 25 cells already covered, the 25 cells covered by the sequence under
-way, and 1 if the master or ghost action under way already placed a piece on it.
+reward ``+1``, reward ``+2``, the 25 recess cells. Cells are row-major on the 5x5 grid.
 """
 
 from __future__ import annotations
@@ -40,14 +42,15 @@ import numpy as np
 
 from engine.actions import OVER
 
-from .spaces import GHOST, LEVELING, MASTER, FINISHING, NONE, action_index
+from .spaces import GHOST, LEVELING, NONE, action_index
 
 CELLS = 25
-_SHIFT = np.arange(CELLS, dtype=np.int64)
 
 
 def _bits(masks) -> np.ndarray:
-    return ((np.array(masks, dtype=np.int64)[:, None] >> _SHIFT) & 1).astype(np.float32)
+    """The 25 cells of each mask, as 0/1 bytes (one row per mask)."""
+    raw = np.array(masks, dtype="<u4").view(np.uint8).reshape(-1, 4)
+    return np.unpackbits(raw, axis=1, bitorder="little")[:, :CELLS]
 
 
 class Observer:
@@ -58,23 +61,23 @@ class Observer:
         self.space = action_index(rules)
         S = self.S = len(rules.shapes)
         self.R = rules.row_size
-        self.U = rules.max_unfinished
-        self.n = rules.players
+        U = self.U = rules.max_unfinished
+        n = self.n = rules.players
         self.solo = any(a is not None for a in self.space.actions[slice(*_span(self.space, "take_grid"))])
         C = self.C = 30 + S
-        self.D = C + 51
-        top_points = max(rules.points) if rules.points else 1
+        self.seat_size = S + 5
+        top_points = max(max(rules.points, default=1), 1)
         counts = 255.0
         rounds = float(rules.max_rounds + 2)
+        self.slots = 2 * self.R + (9 if self.solo else 0)
         blocks: list[tuple[str, int, float, float]] = [
             ("phase", 4, 0, 1), ("mode", 5, 0, 1), ("turn", 6, 0, max(rounds, rules.actions_per_turn)),
             ("decks", 2, 0, len(rules.puzzles)), ("reserve", S, 0, counts), ("pending_supply", S, -counts, counts),
-            ("reward_options", S, 0, 1), ("level_up_steps", 1, 0, 2), ("rows", 2 * self.R * C, 0, max(top_points, 1)),
-        ]
+            ("reward_options", S, 0, 1), ("level_up_steps", 1, 0, 2)]
         if self.solo:
-            blocks.append(("solo", 9 * C + 5, 0, 1000.0))
-        self.seat_size = S + self.U * self.D + 5
-        blocks.append(("seats", self.n * self.seat_size, -1000.0, 1000.0))
+            blocks.append(("solo", 5, 0, 1000.0))
+        blocks += [("seats", n * self.seat_size, -1000.0, 1000.0), ("cards", (self.slots + n * U) * C, 0, top_points),
+                   ("covered", n * U * CELLS, 0, 1), ("pending", U * (CELLS + 1), 0, 1)]
         self.blocks = []
         at = 0
         for name, size, lo, hi in blocks:
@@ -82,6 +85,7 @@ class Observer:
             at += size
         self.size = at
         self.off = {name: at for name, at, *_ in self.blocks}
+        self.head = self.off["cards"]
         low = np.zeros(self.size, np.float32)
         high = np.zeros(self.size, np.float32)
         for name, at, size, lo, hi in self.blocks:
@@ -102,6 +106,15 @@ class Observer:
                 row[3 + S + int(pz.reward[1]) - 1] = 1
             row[5 + S:] = _bits([pz.recess])[0]
         self.cards = table
+        self.orders = [[(seat + j) % n for j in range(n)] for seat in range(n)]
+        self.pad = [[0] * (U - k) for k in range(U + 1)]
+        self._card_cache: dict[tuple, np.ndarray] = {}
+        self._cell_cache: dict[tuple, np.ndarray] = {}
+
+    def clear_caches(self) -> None:
+        """Empty the block caches (for benchmarks; they only speed things up)."""
+        self._card_cache.clear()
+        self._cell_cache.clear()
 
     def layout(self) -> list[dict]:
         """Every block: name, offset, size, low, high."""
@@ -111,82 +124,103 @@ class Observer:
         """The observation array of ``seat``; ``chooser`` adds the sequence under way,
         ``view`` (the seat's JSON observation) supplies counts and scores hidden from it."""
         rules = self.rules
-        S, C, D, U = self.S, self.C, self.D, self.U
+        S, U, n = self.S, self.U, self.n
         out = np.zeros(self.size, np.float32)
-        off = self.off
         phase = game.phase
+        head = [0.0] * self.head
         if phase != OVER:
-            out[phase] = 1
+            head[phase] = 1.0
         me_to_move = game.seat == seat and phase != OVER
         mode = chooser.mode if (chooser is not None and me_to_move) else NONE
-        out[4 + mode] = 1
-        t = off["turn"]
-        out[t:t + 6] = (game.actions_left, game.master_used, game.end_triggered, game.round, game.final_round or 0,
-                        me_to_move)
-        out[off["decks"]] = len(game.decks[0])
-        out[off["decks"] + 1] = len(game.decks[1])
-        o = off["reserve"]
-        out[o:o + S] = game.reserve
+        head[4 + mode] = 1.0
+        head[9:17] = (game.actions_left, game.master_used, game.end_triggered, game.round, game.final_round or 0,
+                      me_to_move, len(game.decks[0]), len(game.decks[1]))
+        at = 17
+        head[at:at + S] = game.reserve
+        at += S
         if mode != NONE:
-            o = off["pending_supply"]
-            out[o:o + S] = _pending_supply(chooser)
+            head[at:at + S] = _pending_supply(chooser)
+        at += S
         if me_to_move and game.decision is not None:
             d = game.decision
             if "options" in d:
                 idx = rules.shape_index
-                o = off["reward_options"]
                 for name in d["options"]:
-                    out[o + idx[name]] = 1
+                    head[at + idx[name]] = 1.0
             if "steps" in d:
-                out[off["level_up_steps"]] = d["steps"] - (len(chooser.steps) if chooser is not None else 0)
-        o = off["rows"]
-        R = self.R
-        cards = self.cards
-        for c in (0, 1):
-            row = game.rows[c]
-            if row:
-                out[o + c * R * C:o + c * R * C + len(row) * C] = cards[[x + 1 for x in row]].ravel()
+                head[at + S] = d["steps"] - (len(chooser.steps) if chooser is not None else 0)
+        at += S + 1
+        ids = [x + 1 for x in game.rows[0]] + [x + 1 for x in game.rows[1]]
+        ids += [0] * (2 * self.R - len(ids))
         if self.solo:
-            o = off["solo"]
             extra = game.extra
-            out[o:o + 9 * C] = cards[[x + 1 for x in extra["grid"]]].ravel()
-            o += 9 * C
-            out[o:o + 3] = extra["locks"]
-            out[o + 3] = extra["automaton_supply"]
-            out[o + 4] = sum(rules.points[x] for x in extra["automaton_pile"])
-        o = off["seats"]
-        n = self.n
+            head[at:at + 5] = (*extra["locks"], extra["automaton_supply"],
+                               sum(rules.points[x] for x in extra["automaton_pile"]))
+            at += 5
+            ids += [x + 1 for x in extra["grid"]]
         visible = rules.scores_visible or phase == OVER
-        pending = chooser if mode != NONE else None
-        for j in range(n):
-            s = (seat + j) % n
+        filled = []
+        points = rules.points
+        cost = rules.finishing_touch_cost
+        penalties = rules.score_penalties
+        pad = self.pad
+        for j, s in enumerate(self.orders[seat]):
             p = game.players[s]
-            out[o:o + S] = p.supply
-            k = len(p.unfinished)
-            if k:
-                block = out[o + S:o + S + U * D].reshape(U, D)
-                block[:k, :C] = cards[[pz.card + 1 for pz in p.unfinished]]
-                block[:k, C:C + CELLS] = _bits([pz.filled for pz in p.unfinished])
-                if pending is not None and j == 0:
-                    for pos, cells in pending.pending_cells.items():
-                        block[pos, C + CELLS:C + 2 * CELLS] = _bits([cells])[0]
-                    for pos in pending.positions:
-                        block[pos, C + 2 * CELLS] = 1
-            tail = o + S + U * D
+            head[at:at + S] = p.supply
+            at += S
             if view is not None:
                 entry = view["seats"][s]
-                out[tail] = entry["completed_count"]
+                head[at] = entry["completed_count"]
                 if "score" in entry:
-                    out[tail + 1] = entry["score"]
-                    out[tail + 2] = 1
+                    head[at + 1] = entry["score"]
+                    head[at + 2] = 1.0
             else:
-                out[tail] = len(p.completed)
+                head[at] = len(p.completed)
                 if j == 0 or visible:
-                    out[tail + 1] = game.score(s)
-                    out[tail + 2] = 1
-            out[tail + 3] = p.forfeited
-            out[tail + 4] = p.extra.get("black_after_end", 0) if p.extra else 0
-            o += self.seat_size
+                    # R7.1 as Game.score computes it
+                    score = sum(map(points.__getitem__, p.completed)) - p.finish_pieces * cost
+                    for penalty in penalties:
+                        score -= penalty(game, s)
+                    head[at + 1] = score
+                    head[at + 2] = 1.0
+            head[at + 3] = p.forfeited
+            if p.extra:
+                head[at + 4] = p.extra.get("black_after_end", 0)
+            at += 5
+            unfinished = p.unfinished
+            if unfinished:
+                ids += [pz.card + 1 for pz in unfinished]
+                filled += [pz.filled for pz in unfinished]
+                k = len(unfinished)
+                if k < U:
+                    ids += pad[k]
+                    filled += pad[k]
+            else:
+                ids += pad[0]
+                filled += pad[0]
+        out[:self.head] = head
+        o = self.off
+        # the card and cell blocks change only on takes and placements: cached by value
+        key = tuple(ids)
+        block = self._card_cache.get(key)
+        if block is None:
+            if len(self._card_cache) > 4096:
+                self._card_cache.clear()
+            block = self._card_cache[key] = self.cards[ids].ravel()
+        out[o["cards"]:o["covered"]] = block
+        key = tuple(filled)
+        block = self._cell_cache.get(key)
+        if block is None:
+            if len(self._cell_cache) > 4096:
+                self._cell_cache.clear()
+            block = self._cell_cache[key] = _bits(filled).ravel()
+        out[o["covered"]:o["pending"]] = block
+        if mode != NONE and (chooser.pending_cells or chooser.positions):
+            block = out[o["pending"]:].reshape(U, CELLS + 1)
+            for pos, cells in chooser.pending_cells.items():
+                block[pos, :CELLS] = _bits([cells])[0]
+            for pos in chooser.positions:
+                block[pos, CELLS] = 1
         return out
 
 

@@ -57,7 +57,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.actions import ACTION, FINISH, LEVEL_UP, REWARD, Finish, LevelUp, Master, Place
+from engine.actions import (ACTION, FINISH, LEVEL_UP, REWARD, Finish, LevelUp, Master, Pass, Place, TakePiece, TakePuzzle,
+                            Upgrade)
 from engine.codec import from_json, to_json
 from engine.errors import IllegalAction
 
@@ -98,6 +99,8 @@ class ActionIndex:
         self.PLACE = self.segments["place"][0]
         self.STEP = self.segments["level_up_step"][0]
         self.GHOST = self.segments["ghost"][0]
+        self.UPGRADE = self.segments["upgrade"][0]
+        self.TAKE = self.segments["take_puzzle"][0]
         # Single actions: each index's engine action, decoded from its R14 JSON by the
         # ruleset's own decoders (None where these rules have no such action).
         self.actions: list = [None] * self.PLACE
@@ -111,7 +114,6 @@ class ActionIndex:
         self.simple: dict = {a: i for i, a in enumerate(self.actions) if a is not None}
         self._ghost_index = {(gs, take): self.GHOST + k for k, (gs, take) in enumerate(self.ghosts)}
         self._fits: dict[tuple[int, int], np.ndarray] = {}
-        self._maps: dict[tuple[int, ...], dict] = {}
         self.master_possible = Master in rules.handlers and rules.master_enabled
 
     # ------------------------------------------------------------------ layout
@@ -186,16 +188,79 @@ class ActionIndex:
         unfinished = game.players[game.seat].unfinished
         return Place(unfinished[pos].card, pid) if pos < len(unfinished) else None
 
-    def mapping(self, game) -> dict:
-        """action -> index for the player to move: single actions, and the placements on
-        the puzzles they hold now (cached per tuple of unfinished puzzles)."""
-        cards = tuple(pz.card for pz in game.players[game.seat].unfinished)
-        m = self._maps.get(cards)
-        if m is None:
-            if len(self._maps) > 20_000:
-                self._maps.clear()
-            m = self._maps[cards] = _Mapping(self, cards)
-        return m
+    def indices(self, game, actions) -> list[int]:
+        """The indices of the engine's single ``actions`` for the player to move."""
+        flags = self.flags(game, actions)
+        return [i for i, f in enumerate(flags) if f]
+
+    def flags(self, game, actions) -> bytearray:
+        """The mask of the engine's single ``actions`` for the player to move, as one
+        byte per index (the hot path of every step: the common action types are numbered
+        from their fields, the others looked up)."""
+        P = self.placements
+        base = {pz.card: self.PLACE + k * P for k, pz in enumerate(game.players[game.seat].unfinished)}
+        UP, S, TP, R = self.UPGRADE, self.shapes, self.TAKE, self.row_size
+        simple = self.simple
+        out = bytearray(self.size)
+        try:
+            for a in actions:
+                t = type(a)
+                if t is Place:
+                    out[base[a[0]] + a[1]] = 1
+                elif t is Upgrade:
+                    out[UP + a[0] * S + a[1]] = 1
+                elif t is TakePuzzle:
+                    out[TP + a[0] * R + a[1]] = 1
+                elif t is Pass:
+                    out[0] = 1
+                elif t is TakePiece:
+                    out[1] = 1
+                else:
+                    out[simple[a]] = 1
+        except KeyError:
+            raise IllegalIndex("R14", f"the action space of rules {self.rules.spec.label()} has no index for "
+                                      f"{type(a).__name__}") from None
+        return out
+
+    def place_of(self, index: int, game) -> Place | None:
+        """The :class:`Place` a placement index names in ``game`` (None: no puzzle there)."""
+        pos, pid = divmod(index - self.PLACE, self.placements)
+        unfinished = game.players[game.seat].unfinished
+        return Place(unfinished[pos].card, pid) if pos < len(unfinished) else None
+
+    def indices(self, game, actions) -> list[int]:
+        """The indices of the engine's single ``actions`` for the player to move (the
+        hot path of every mask: the common action types by their fields, the rest by
+        look-up)."""
+        P = self.placements
+        base = {pz.card: self.PLACE + k * P for k, pz in enumerate(game.players[game.seat].unfinished)}
+        UP, S, TP, R = self.UPGRADE, self.shapes, self.TAKE, self.row_size
+        simple = self.simple
+        out = []
+        append = out.append
+        try:
+            for a in actions:
+                t = type(a)
+                if t is Place:
+                    append(base[a[0]] + a[1])
+                elif t is Upgrade:
+                    append(UP + a[0] * S + a[1])
+                elif t is TakePuzzle:
+                    append(TP + a[0] * R + a[1])
+                elif t is Pass:
+                    append(0)
+                elif t is TakePiece:
+                    append(1)
+                else:
+                    append(simple[a])
+        except KeyError:
+            raise IllegalIndex("R14", f"the action space of rules {self.rules.spec.label()} has no index for "
+                                      f"{type(a).__name__}") from None
+        return out
+
+    def clear_caches(self) -> None:
+        """Empty the caches (for benchmarks; they only speed things up)."""
+        self._fits.clear()
 
     def fitting(self, shape: int, empty: int) -> np.ndarray:
         """Placement ids of ``shape`` within the ``empty`` cells, as an index array."""
@@ -206,22 +271,6 @@ class ActionIndex:
                 self._fits.clear()
             hit = self._fits[key] = np.array(self.rules.geometry.fits(shape, empty), dtype=np.intp)
         return hit
-
-
-class _Mapping(dict):
-    """action -> index for one tuple of unfinished puzzles; filled in on first use."""
-
-    def __init__(self, space: ActionIndex, cards: tuple[int, ...]):
-        super().__init__(space.simple)
-        self.space = space
-        self.base = {card: space.PLACE + k * space.placements for k, card in enumerate(cards)}
-
-    def __missing__(self, action):
-        if type(action) is Place:
-            index = self[action] = self.base[action.puzzle] + action.placement
-            return index
-        raise IllegalIndex("R14", f"the action space of rules {self.space.rules.spec.label()} has no index for "
-                                  f"{type(action).__name__}")
 
 
 @lru_cache(maxsize=64)
@@ -242,12 +291,18 @@ class Chooser:
     def __init__(self, game, space: ActionIndex | None = None):
         self.game = game
         self.space = space or action_index(game.rules)
+        self._dirty = True
         self.reset()
 
     def reset(self) -> None:
         """Forget the sequence under way (after the engine applied a move)."""
         phase = self.game.phase
         self.mode = FINISHING if phase == FINISH else LEVELING if phase == LEVEL_UP else NONE
+        self._mask = None
+        self._only_done = False
+        if not self._dirty:
+            return
+        self._dirty = False
         self.chosen: list[Place] = []
         self.used = [0] * self.space.shapes
         self.taken = [0] * self.space.shapes      # ghost: pieces just taken
@@ -256,44 +311,50 @@ class Chooser:
         self.steps: list[tuple[int, int]] = []    # level-up steps so far
         self.positions: set[int] = set()          # puzzles used by this master/ghost action
         self.pending_cells: dict[int, int] = {}   # position -> cells placed in this sequence
-        self._legal = None
+        self._mask: np.ndarray | None = None
+        self._only_done = False
 
     # ------------------------------------------------------------------ masks
+    def _state(self) -> bytearray:
+        if self._mask is None:
+            self._mask, self._only_done = self._compute()
+        return self._mask
+
     def legal_indices(self) -> np.ndarray:
         """The legal indices now, sorted."""
-        if self._legal is None:
-            self._legal = self._compute()
-        return self._legal
+        return np.flatnonzero(np.frombuffer(self._state(), dtype=np.int8))
 
     def mask(self) -> np.ndarray:
         """The legal-action mask now: int8, 1 where the index is legal (a new array)."""
-        m = np.zeros(self.space.size, dtype=np.int8)
-        m[self.legal_indices()] = 1
-        return m
+        return np.frombuffer(self._state(), dtype=np.int8).copy()
 
-    def _compute(self) -> np.ndarray:
+    def _compute(self) -> tuple[bytearray, bool]:
+        """The mask (one byte per index), and whether ``done`` is the only legal index."""
         game = self.game
         space = self.space
         mode = self.mode
         if game.phase == ACTION and mode == NONE:
-            legal = game.legal_actions()
-            idx = list(map(space.mapping(game).__getitem__, legal))
-            if (space.master_possible and not game.master_used and space.PLACE <= max(idx)):
-                idx.append(space.MASTER)
-            idx.sort()
-            return np.array(idx, dtype=np.intp)
+            flags = space.flags(game, game.legal_actions())
+            if space.master_possible and not game.master_used and flags.find(1, space.PLACE) >= 0:
+                flags[space.MASTER] = 1
+            return flags, False
+        m = np.zeros(space.size, dtype=np.int8)
         if game.phase == REWARD:
-            return np.array(sorted(space.simple[a] for a in game.legal_actions()), dtype=np.intp)
+            m[[space.simple[a] for a in game.legal_actions()]] = 1
+            return bytearray(m.tobytes()), False
         if mode == LEVELING:
-            return np.array(self._level_up_indices(), dtype=np.intp)
+            idx = self._level_up_indices()
+            m[idx] = 1
+            return bytearray(m.tobytes()), idx == [space.DONE]
         if game.phase not in (ACTION, FINISH):
-            return np.zeros(0, dtype=np.intp)
-        parts = [self._placements()]
-        if mode in (FINISHING, GHOST) or self.chosen:
-            parts.append(np.array([space.DONE], dtype=np.intp))
-        out = np.concatenate(parts)
-        out.sort()
-        return out
+            return bytearray(m.tobytes()), False
+        places = self._placements()
+        if len(places):
+            m[places] = 1
+        done = mode in (FINISHING, GHOST) or bool(self.chosen)
+        if done:
+            m[space.DONE] = 1
+        return bytearray(m.tobytes()), done and not len(places)
 
     def _placements(self) -> np.ndarray:
         space = self.space
@@ -340,9 +401,7 @@ class Chooser:
     # ------------------------------------------------------------------ playing
     def is_legal(self, index) -> bool:
         """Whether ``index`` is legal now."""
-        legal = self.legal_indices()
-        i = np.searchsorted(legal, index)
-        return bool(i < len(legal) and legal[i] == index)
+        return 0 <= index < self.space.size and self._state()[index] == 1
 
     def play(self, index):
         """Take ``index``: the engine action when a move is complete, else None.
@@ -350,7 +409,8 @@ class Chooser:
         Raises :class:`IllegalIndex` (with a sentence) if the mask does not allow it.
         """
         index = int(index)
-        if not self.is_legal(index):
+        flags = self._mask if self._mask is not None else self._state()
+        if not (0 <= index < len(flags) and flags[index] == 1):
             try:
                 what = self.space.describe(index)
             except IndexError as exc:
@@ -358,7 +418,13 @@ class Chooser:
             raise IllegalIndex("R14", f"index {index} ({what}) is not legal now")
         space = self.space
         game = self.game
-        self._legal = None
+        self._mask = None
+        if self.mode == NONE:
+            if index < space.DONE:
+                return space.actions[index]
+            if index >= space.PLACE:
+                return space.place_of(index, game)
+        self._dirty = True
         if self.mode == NONE:
             if index == space.MASTER:
                 self.mode = MASTER
@@ -369,9 +435,6 @@ class Chooser:
                 for t in take:
                     self.taken[t] += 1
                 return self._commit_if_forced()
-            if index >= space.PLACE:
-                return space.place_of(index, game)
-            return space.actions[index]
         if index == space.DONE:
             return self._commit()
         if self.mode == LEVELING:
@@ -390,10 +453,8 @@ class Chooser:
         return self._commit_if_forced()
 
     def _commit_if_forced(self):
-        legal = self.legal_indices()
-        if len(legal) == 1 and legal[0] == self.space.DONE:
-            return self._commit()
-        return None
+        self._state()
+        return self._commit() if self._only_done else None
 
     def _commit(self):
         chosen = tuple(self.chosen)
@@ -412,10 +473,8 @@ class Chooser:
         """The move to make without asking (only ``done`` is legal), or None."""
         if self.game.is_over:
             return None
-        legal = self.legal_indices()
-        if len(legal) == 1 and legal[0] == self.space.DONE:
-            return self._commit()
-        return None
+        self._state()
+        return self._commit() if self._only_done else None
 
     # ------------------------------------------------------------------ JSON
     def indices_of(self, action) -> list[int]:
