@@ -15,7 +15,7 @@ from .observe import observer
 from .spaces import Chooser, action_index
 
 #: reward schemes of the environments
-REWARDS = ("outcome", "score")
+REWARDS = ("outcome", "score", "margin")
 
 
 def rule_spec(rules=None, params: dict | None = None) -> RuleSpec:
@@ -103,12 +103,19 @@ class Table:
 
     def rewards(self) -> list[float]:
         """Each seat's final reward: ``outcome`` (seats beaten minus seats beating it,
-        over the others; solo: +1 won, -1 lost) or ``score`` (solo: the margin)."""
+        over the others; solo: +1 won, -1 lost), ``score`` (its final score), or
+        ``margin`` (its score minus the best other score; solo: minus the automaton's)."""
         res = self.game.result()
         n = self.players
+        kind = self.reward_kind
         if "won" in res:  # solo against the automaton
-            return [float(res["margin"])] if self.reward_kind == "score" else [1.0 if res["won"] else -1.0]
-        if self.reward_kind == "score":
-            return [float(s) for s in res["scores"]]
+            if kind == "outcome":
+                return [1.0 if res["won"] else -1.0]
+            return [float(res["margin"] if kind == "margin" else res["scores"][0])]
+        scores = res["scores"]
+        if kind == "score":
+            return [float(s) for s in scores]
+        if kind == "margin":
+            return [float(scores[s] - max(x for t, x in enumerate(scores) if t != s)) for s in range(n)]
         rank = res["ranking"]
         return [(sum(r > rank[s] for r in rank) - sum(r < rank[s] for r in rank)) / max(n - 1, 1) for s in range(n)]
