@@ -7,8 +7,8 @@ other games first). The environment replays the very same games through
 the PettingZoo AEC environment (:mod:`arena.rl.aec`): each recorded move becomes its
 index sequence (untimed), then every ``env.step(index)`` and the next
 ``env.observe(agent)`` — the observation array and the legal-action mask — are timed.
-Both are timed in CPU time of whole passes (``time.process_time``), which a busy machine
-disturbs less than wall time. A master action or finishing touches take several steps, so the environment also makes
+Each engine decision and each environment step is timed on its own, with the engine
+benchmark's own function. A master action or finishing touches take several steps, so the environment also makes
 more steps than the engine makes decisions; both counts are printed. The figure with the
 JSON observation in ``infos`` (``json_obs=True``) is printed beside. Engine and
 environment passes alternate; the fastest of each counts.
@@ -41,43 +41,23 @@ def _index_sequences(spec: RuleSpec, recorded) -> list[tuple[int, list[int]]]:
     return out
 
 
-def _time_engine(rules, recorded) -> tuple[int, float]:
-    """The engine's decisions: list the legal actions, apply the recorded one (the work
-    ``arena bench engine`` times), CPU time of the whole pass but the deals."""
-    from engine import Game
-
-    clock = time.process_time
-    decisions = 0
-    total = 0.0
-    for seed, deal, actions in recorded:
-        game = Game.new(rules, 2, seed, deal)
-        legal_actions, apply = game.legal_actions, game.apply
-        t0 = clock()
-        for a in actions:
-            legal_actions()
-            apply(a)
-        total += clock() - t0
-        decisions += len(actions)
-    return decisions, total
-
-
 def _time_env(spec: RuleSpec, sequences, json_obs: bool) -> tuple[int, float]:
-    """The environment's steps: ``env.step(index)``, then the observation (array and
-    mask) of the agent to move; CPU time of the whole pass but the resets."""
+    """The environment's steps, each timed as the engine's decisions are: ``env.step(index)``
+    and then the observation (array and mask) of the agent to move."""
     from .aec import ProjectLEnv
 
     env = ProjectLEnv(rules=spec, players=2, json_obs=json_obs)
-    clock = time.process_time
+    perf = time.perf_counter
     steps = 0
     total = 0.0
     for seed, seq in sequences:
         env.reset(seed=seed)
         step, observe = env.step, env.observe
-        t0 = clock()
         for i in seq:
+            t0 = perf()
             step(i)
             observe(env.agent_selection)
-        total += clock() - t0
+            total += perf() - t0
         steps += len(seq)
     return steps, total
 
@@ -112,7 +92,8 @@ def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) ->
     engine = env = json_env = (0, float("inf"))
     for _ in range(passes):
         fresh()
-        engine = min(engine, _time_engine(rules, recorded), key=lambda r: r[1])
+        decisions, t, _ = _time_replays(rules, recorded)
+        engine = min(engine, (decisions, t), key=lambda r: r[1])
         fresh()
         env = min(env, _time_env(spec, sequences, False), key=lambda r: r[1])
         fresh()

@@ -8,7 +8,9 @@ complete moves, plays the moves that need no choice, and gives each seat its obs
 
 from __future__ import annotations
 
-from engine import Game, RuleSpec, compile_rules, observation
+import numpy as np
+
+from engine import OVER, Game, RuleSpec, compile_rules, observation
 from engine.errors import ParameterError
 
 from .observe import observer
@@ -88,14 +90,9 @@ class Table:
         """``{"observation": float32 array, "action_mask": int8 array}`` for ``seat``
         (the mask is all zeros when the seat is not to move)."""
         game = self.game
-        to_move = game.to_move() == seat
-        obs = self.observer.encode(game, seat, self.chooser if to_move else None)
-        if to_move:
-            mask = self.chooser.mask()
-        else:
-            import numpy as np
-            mask = np.zeros(self.space.size, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        if game.seat == seat and game.phase != OVER:
+            return {"observation": self.observer.encode(game, seat, self.chooser), "action_mask": self.chooser.mask()}
+        return {"observation": self.observer.encode(game, seat), "action_mask": np.zeros(self.space.size, dtype=np.int8)}
 
     def info(self, seat: int) -> dict:
         """The seat's info: the JSON observation when ``json_obs`` is on."""

@@ -92,10 +92,10 @@ class Observer:
             low[at:at + size] = lo
             high[at:at + size] = hi
         self.low, self.high = low, high
-        # one card block per card (row 0: an empty slot)
-        table = np.zeros((len(rules.puzzles) + 1, C), np.float32)
+        # one card block per card
+        table = np.zeros((len(rules.puzzles) + 1, C), np.float32)  # the last row: an empty slot (-1)
         for i, pz in enumerate(rules.puzzles):
-            row = table[i + 1]
+            row = table[i]
             row[0] = 1
             row[1] = pz.color == "black"
             row[2] = pz.points
@@ -108,6 +108,8 @@ class Observer:
         self.cards = table
         self.orders = [[(seat + j) % n for j in range(n)] for seat in range(n)]
         self.pad = [[0] * (U - k) for k in range(U + 1)]
+        self.holes = [[-1] * (U - k) for k in range(U + 1)]
+        self.o_cards, self.o_covered, self.o_pending = self.off["cards"], self.off["covered"], self.off["pending"]
         self._card_cache: dict[tuple, np.ndarray] = {}
         self._cell_cache: dict[tuple, np.ndarray] = {}
 
@@ -150,20 +152,22 @@ class Observer:
             if "steps" in d:
                 head[at + S] = d["steps"] - (len(chooser.steps) if chooser is not None else 0)
         at += S + 1
-        ids = [x + 1 for x in game.rows[0]] + [x + 1 for x in game.rows[1]]
-        ids += [0] * (2 * self.R - len(ids))
+        ids = game.rows[0] + game.rows[1]  # card indices, -1 for an empty slot
+        if len(ids) < 2 * self.R:
+            ids += [-1] * (2 * self.R - len(ids))
         if self.solo:
             extra = game.extra
             head[at:at + 5] = (*extra["locks"], extra["automaton_supply"],
                                sum(rules.points[x] for x in extra["automaton_pile"]))
             at += 5
-            ids += [x + 1 for x in extra["grid"]]
+            ids += extra["grid"]
         visible = rules.scores_visible or phase == OVER
         filled = []
         points = rules.points
         cost = rules.finishing_touch_cost
         penalties = rules.score_penalties
         pad = self.pad
+        holes = self.holes
         for j, s in enumerate(self.orders[seat]):
             p = game.players[s]
             head[at:at + S] = p.supply
@@ -189,17 +193,16 @@ class Observer:
             at += 5
             unfinished = p.unfinished
             if unfinished:
-                ids += [pz.card + 1 for pz in unfinished]
+                ids += [pz.card for pz in unfinished]
                 filled += [pz.filled for pz in unfinished]
                 k = len(unfinished)
                 if k < U:
-                    ids += pad[k]
+                    ids += holes[k]
                     filled += pad[k]
             else:
-                ids += pad[0]
+                ids += holes[0]
                 filled += pad[0]
         out[:self.head] = head
-        o = self.off
         # the card and cell blocks change only on takes and placements: cached by value
         key = tuple(ids)
         block = self._card_cache.get(key)
@@ -207,16 +210,16 @@ class Observer:
             if len(self._card_cache) > 4096:
                 self._card_cache.clear()
             block = self._card_cache[key] = self.cards[ids].ravel()
-        out[o["cards"]:o["covered"]] = block
+        out[self.o_cards:self.o_covered] = block
         key = tuple(filled)
         block = self._cell_cache.get(key)
         if block is None:
             if len(self._cell_cache) > 4096:
                 self._cell_cache.clear()
             block = self._cell_cache[key] = _bits(filled).ravel()
-        out[o["covered"]:o["pending"]] = block
+        out[self.o_covered:self.o_pending] = block
         if mode != NONE and (chooser.pending_cells or chooser.positions):
-            block = out[o["pending"]:].reshape(U, CELLS + 1)
+            block = out[self.o_pending:].reshape(U, CELLS + 1)
             for pos, cells in chooser.pending_cells.items():
                 block[pos, :CELLS] = _bits([cells])[0]
             for pos in chooser.positions:
