@@ -18,7 +18,9 @@ Owns:
 - :mod:`.examples` — a linear softmax policy trained with REINFORCE in numpy.
 
 May import: ``engine``, the built-in policies through :func:`arena.plugins.policy`,
-:mod:`arena.sdk`, numpy. ``gymnasium`` and ``pettingzoo`` (the ``rl`` extra:
+:mod:`arena.sdk`, numpy; :mod:`.bench` also the engine benchmark's replay
+(:mod:`arena.bench.engine`) and ``render("ansi")`` the terminal renderer
+(:mod:`arena.replay.render`). ``gymnasium`` and ``pettingzoo`` (the ``rl`` extra:
 ``pip install '.[rl]'``) are imported only by :mod:`.aec` and :mod:`.gym`, so the action
 space, the observations and the policy bot work without them. Nothing of the host imports
 this package but ``arena.cli.rl``.
