@@ -12,12 +12,29 @@ and on Dask workers). The request, with its defaults::
      "time_control": {"move_ms": 1000, "game_ms": None, "increment_ms": 0,
                       "startup_ms": 10000, "grace_ms": 50, "mode": "clock"},
      "fault_policy": "forfeit" | "random",     # "forfeit"
-     "sandbox": "none" | "basic" | "strict",   # "basic"
+     "sandbox": "none" | "basic" | "strict"    # "basic"; or {"tier": "strict", "fallback": "basic"}:
+                                               # where strict cannot run, play basic (the record says why)
      "pause_idle": bool,                       # False: SIGSTOP bots not on move when True
      "replay_path": str or None,               # None: no replay file
      "log_dir": str or None,                   # None: bots' stderr is not kept
+     "fresh_process": bool,                    # False: with a pool, reuse live bot processes
+     "max_games_per_process": int,             # 100: games a pooled process plays at most
      "sandbox_options": {"memory_mb": 1024, "pids": 128, "cpu_s": 900, "nofile": 256,
-                         "fsize_mb": 64, "rss_poll_ms": 100, "cgroups": True}}
+                         "fsize_mb": 64, "rss_poll_ms": 100, "cpus": 1.0, "log_kb": 1024,
+                         "log_total_mb": 256, "cgroups": True}}
+
+Each bot's stderr goes to a log of its own per game (``<game>-seat<i>-<name>.stderr.log``,
+``<game>`` the replay's name or a unique stamp), mode 0600, kept up to ``log_kb`` per bot
+and game and ``log_total_mb`` across the folder (a tournament's logs); past either cap the
+log ends with a marker line.
+
+With a :class:`~arena.process.pool.ProcessPool` (``play_game(request, pool)``, as the
+tournament workers do), each seat takes a live process of its bot from the pool, if one is
+idle, and starts the game with a new ``hello``; after the game a process whose seat had no
+fault goes back to the pool (see :mod:`arena.process.pool` for when it is closed instead).
+A pooled process that turns out dead at the ``hello`` is replaced by a fresh one without
+any fault: a crash between games is charged to nobody. A pooled process's stderr goes to
+the log of each game it plays, like a new process's.
 
 A seat's ``options`` are passed to its bot in ``hello``. A relative path on a ``cmd``
 that names an existing file is made absolute (bots run in a temporary directory).
@@ -25,7 +42,8 @@ that names an existing file is made absolute (bots run in a temporary directory)
 The answer: ``{"result": game.result(), "seats": [{"name", "faults": [{"verdict",
 "detail", "move"}], "moves", "wall_ms", "cpu_ms", "max_move_ms", ...}], "sandbox":
 {"tier", "protections", "unavailable"}, "replay_path", "replay_error", "duration_s", "rules",
-"seed"}`` (``replay_error`` is a sentence if the replay could not be written, else None).
+"seed"}`` (``sandbox`` also has ``requested`` and ``fallback_reason`` when strict fell back;
+``replay_error`` is a sentence if the replay could not be written, else None).
 Bot misbehaviour never raises: it is a fault in the answer. A bad request raises an
 :class:`~arena.errors.ArenaError` subclass naming what is wrong.
 """
@@ -33,6 +51,7 @@ Bot misbehaviour never raises: it is a fault in the answer. A bad request raises
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -47,6 +66,7 @@ from engine.errors import EngineError
 from engine.events import events_since
 
 from .process.botproc import BotProcess
+from .process.pool import DEFAULT_MAX_GAMES, PooledBot, ProcessPool, pool_key
 from .errors import UsageError
 from .process.protocol import hello_message, request_message
 from .process.sandbox import Limits, Sandbox
@@ -62,9 +82,24 @@ class BadRequest(UsageError):
     """A referee request that cannot be played (unknown bot, missing program, bad field)."""
 
 
+_HELLOS: dict[int, tuple] = {}
+
+
+def _hello(seat: int, rules, time_control: dict, seed: int) -> dict:
+    """``hello_message``, its card data built once per compiled ruleset (not per game)."""
+    cached = _HELLOS.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        if len(_HELLOS) > 64:
+            _HELLOS.clear()
+        cached = _HELLOS[id(rules)] = (rules, hello_message(0, rules, {}, 0))
+    hello = dict(cached[1])
+    hello.update(seat=seat, time_control=time_control, seed=seed)
+    return hello
+
+
 class _Seat:
     __slots__ = ("name", "bot", "clock", "faults", "moves", "wall", "cpu", "max_move", "events_from", "ready", "log",
-                 "discarded", "pid")
+                 "discarded", "pid", "entry", "reused")
 
     def __init__(self, name: str, clock: Clock):
         self.name = name
@@ -80,6 +115,8 @@ class _Seat:
         self.log = None
         self.discarded: list[dict] = []
         self.pid = -1
+        self.entry = None  # its PooledBot, when the game has a pool
+        self.reused = False
 
 
 def resolve_command(seat: dict) -> list[str]:
@@ -126,11 +163,13 @@ def normalize(request: dict) -> dict:
         "deal": request.get("deal"),
         "time_control": TimeControl.from_json(request.get("time_control")),
         "fault_policy": request.get("fault_policy") or "forfeit",
-        "sandbox": request.get("sandbox") or "basic",
+        "sandbox": _sandbox_field(request.get("sandbox")),
         "pause_idle": bool(request.get("pause_idle", False)),
         "replay_path": request.get("replay_path"),
         "log_dir": request.get("log_dir"),
         "sandbox_options": dict(request.get("sandbox_options") or {}),
+        "fresh_process": bool(request.get("fresh_process", False)),
+        "max_games_per_process": request.get("max_games_per_process") or DEFAULT_MAX_GAMES,
     }
     if out["replay_path"] and not Path(out["replay_path"]).resolve().parent.is_dir():
         raise BadRequest(f"cannot write the replay to {out['replay_path']}: its directory does not exist")
@@ -139,13 +178,70 @@ def normalize(request: dict) -> dict:
     return out
 
 
+def _sandbox_field(value) -> dict:
+    """``{"tier", "fallback"}`` from the request's ``sandbox`` (a tier's name or that mapping)."""
+    if value is None or isinstance(value, str):
+        return {"tier": value or "basic", "fallback": None}
+    if isinstance(value, dict) and set(value) <= {"tier", "fallback"} and isinstance(value.get("tier"), str) \
+            and isinstance(value.get("fallback"), (str, type(None))):
+        return {"tier": value["tier"], "fallback": value.get("fallback")}
+    raise BadRequest(f"sandbox must be a tier's name or {{tier, fallback}}, got {value!r}")
+
+
+_log_counter = itertools.count()
+#: per log folder: [bytes used, when they were counted]; rescanned every few seconds, so a
+#: long tournament does not stat every log of the folder before every game
+_LOG_USAGE: dict[str, list] = {}
+LOG_RESCAN_S = 5.0
+
+
+def _log_usage(log_dir: Path) -> int:
+    """Bytes of logs in ``log_dir``: counted now and then, estimated (upwards) between counts."""
+    known = _LOG_USAGE.get(str(log_dir))
+    now = time.monotonic()
+    if known is None or now - known[1] > LOG_RESCAN_S:
+        used = 0
+        for entry in os.scandir(log_dir):
+            if entry.name.endswith(".log"):
+                try:
+                    used += entry.stat().st_size
+                except OSError:
+                    pass
+        known = _LOG_USAGE[str(log_dir)] = [used, now]
+    return known[0]
+
+
+def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limits) -> list[tuple[str, int]]:
+    """Each seat's stderr log of this game and the bytes it may keep (per-game and folder caps)."""
+    stem = Path(replay_path).stem if replay_path else \
+        f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_log_counter)}"
+    used = _log_usage(log_dir)
+    total = limits.log_total_mb << 20
+    cap = max(0, min(limits.log_kb << 10, (total - used) // max(1, len(seats))))
+    _LOG_USAGE[str(log_dir)][0] += cap * len(seats)  # counted as full until the next scan
+    out = []
+    for i, seat in enumerate(seats):
+        path = log_dir / f"{stem}-seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            if cap < limits.log_kb << 10:
+                os.write(fd, b"[arena: the logs in this folder reached their cap of %d MB: %s]\n" % (
+                    limits.log_total_mb, b"stderr is not kept" if cap <= 0 else b"%d bytes are kept" % cap))
+        finally:
+            os.close(fd)
+        out.append((str(path), cap))
+    return out
+
+
 def bot_seed(seed: int, seat: int) -> int:
     """A seat's random seed, derived from the game's seed without revealing it."""
     return int.from_bytes(hashlib.sha256(f"bot:{seed}:{seat}".encode()).digest()[:4], "big") >> 1
 
 
-def play_game(request: dict) -> dict:
-    """Play one game between bot processes; see the module docstring for the data."""
+def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
+    """Play one game between bot processes; see the module docstring for the data.
+
+    With ``pool``, seats reuse live processes of their bots and clean ones go back to it."""
     t_start = time.perf_counter()
     req = normalize(request)
     argvs = [resolve_command(s) for s in req["seats"]]
@@ -161,24 +257,62 @@ def play_game(request: dict) -> dict:
         limits = Limits(**opts)
     except TypeError:
         raise BadRequest(f"sandbox_options has an unknown field (fields: cgroups, {', '.join(Limits.__dataclass_fields__)})") from None
-    sandbox = Sandbox(req["sandbox"], limits, use_cgroups=use_cgroups)
+    sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"])
     seats = [_Seat(s["name"], Clock(tc)) for s in req["seats"]]
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
+    logs = [(None, None)] * len(seats)
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
+        logs = _log_paths(log_dir, seats, req["replay_path"], limits)
+    if req["fresh_process"]:
+        pool = None
+    if pool is not None:
+        pool.max_games = max(1, int(req["max_games_per_process"]))
+    keys = [pool_key(s["name"], argvs[i], req["sandbox"]["tier"], req["sandbox_options"], req["log_dir"])
+            for i, s in enumerate(req["seats"])] if pool is not None else []
+
+    def fresh(i: int) -> None:
+        """Start a new process for seat ``i`` (pooled, when there is a pool)."""
+        seat = seats[i]
+        launch = sandbox.prepare(argvs[i], label=f"seat{i}")
+        seat.log, cap = logs[i]
+        seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log, stderr_cap=cap)
+        seat.discarded = seat.bot.protocol.discarded
+        seat.reused = False
+        if pool is not None:
+            pool.started()
+            seat.entry = PooledBot(keys[i], seat.bot, launch, seat.log)
+
+    def reuse(i: int, entry: PooledBot) -> None:
+        seat = seats[i]
+        seat.log, cap = logs[i]
+        entry.bot.transport.set_log(seat.log, cap)  # this game's own log, as for a new process
+        entry.log = seat.log
+        seat.entry, seat.bot, seat.reused = entry, entry.bot, True
+        sandbox.launches.append(entry.launch)  # for the game's sandbox record
+        entry.bot.label = f"seat{i}:{seat.name}"
+        entry.bot.protocol.label = entry.bot.label
+        entry.bot.protocol.discarded = seat.discarded = []
+
     match = _Match(game, seats, req, tc)
+    match.fresh = fresh
+    match.pool = pool
+    finished = False
     try:
-        for i, seat in enumerate(seats):
-            launch = sandbox.prepare(argvs[i], label=f"seat{i}")
-            if log_dir is not None:
-                seat.log = str(log_dir / f"seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log")
-            seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log)
-            seat.discarded = seat.bot.protocol.discarded
+        for i in range(len(seats)):
+            entry = pool.take(keys[i]) if pool is not None else None
+            if entry is not None:
+                reuse(i, entry)
+            else:
+                fresh(i)
         match.handshake()
         match.play()
+        finished = True
     finally:
-        match.close_all()
-        sandbox.cleanup()
+        kept = match.close_all(pool if finished else None, limits.cpu_s if req["sandbox"]["tier"] != "none" else None)
+        for launch in sandbox.launches:
+            if not any(launch is k for k in kept):
+                launch.cleanup()
     sandbox_record = sandbox.record()
     replay_path = req["replay_path"]
     replay_error = None
@@ -219,31 +353,63 @@ class _Match:
         self.pause_idle = req["pause_idle"]
         self.fallback = random.Random(f"fallback:{req['seed']}")
         self.move_times: list = []
+        self.fresh = None  # starts a fresh process for a seat (set by play_game)
+        self.pool: ProcessPool | None = None
 
     def handshake(self) -> None:
-        """Start every bot (they boot at once), then read each ``ready``."""
+        """Start every bot (they boot at once), then read each ``ready``.
+
+        A reused process that fails its ``hello`` died between games: it is replaced by a
+        fresh process, once, and nobody is charged."""
         tc = self.tc
         limit = (tc.startup_ms + tc.grace_ms) / 1000
         sent = []
         for i, seat in enumerate(self.seats):
-            hello = hello_message(i, self.rules, tc.to_json(), bot_seed(self.req["seed"], i))
-            hello["options"] = self.req["seats"][i]["options"]
-            try:
-                seat.bot.send_hello(hello, limit)
-                seat.pid = seat.bot.pid
+            if self._send_hello(i, limit):
                 sent.append(i)
-            except BotFault as fault:
-                self.fault(i, fault.verdict, fault.detail, start=True)
         for i in sent:
             seat = self.seats[i]
             try:
                 seat.pid = seat.bot.pid
                 seat.ready = seat.bot.await_ready().to_json()
             except BotFault as fault:
-                self.fault(i, fault.verdict, fault.detail, start=True)
-                continue
+                if not seat.reused:
+                    self.fault(i, fault.verdict, fault.detail, start=True)
+                    continue
+                self._replace(i)
+                if not self._send_hello(i, limit):
+                    continue
+                try:
+                    seat.ready = seat.bot.await_ready().to_json()
+                except BotFault as fault:
+                    self.fault(i, fault.verdict, fault.detail, start=True)
+                    continue
             if self.pause_idle:
                 seat.bot.pause()
+
+    def _send_hello(self, i: int, limit: float) -> bool:
+        seat = self.seats[i]
+        hello = _hello(i, self.rules, self.tc.to_json(), bot_seed(self.req["seed"], i))
+        hello["options"] = self.req["seats"][i]["options"]
+        try:
+            seat.bot.send_hello(hello, limit)
+            seat.pid = seat.bot.pid
+            return True
+        except BotFault as fault:
+            if seat.reused:
+                self._replace(i)
+                return self._send_hello(i, limit)
+            self.fault(i, fault.verdict, fault.detail, start=True)
+            return False
+
+    def _replace(self, i: int) -> None:
+        """Close seat ``i``'s reused process (it died between games) and start a fresh one."""
+        seat = self.seats[i]
+        if self.pool is not None:
+            self.pool.stats["died_idle"] += 1
+        seat.entry.close()
+        seat.entry = None
+        self.fresh(i)
 
     def play(self) -> None:
         """Ask the seat to move until the game is over."""
@@ -305,8 +471,9 @@ class _Match:
         elif not start:
             self.play_random(s)
 
-    def close_all(self) -> None:
-        """Tell every live bot the result, ask it to quit, and kill every process group."""
+    def close_all(self, pool: ProcessPool | None = None, cpu_limit_s: float | None = None) -> list:
+        """Tell every live bot the result; give clean processes back to ``pool`` (the
+        launches kept are returned) and close the others: quit, then kill the group."""
         game = self.game
         for s, seat in enumerate(self.seats):
             bot = seat.bot
@@ -318,7 +485,21 @@ class _Match:
                 bot.resume()
                 events, seat.events_from = events_since(game, s, seat.events_from)
                 bot.notify({"type": "game_over", "result": game.result(), "events": events})
+        kept = []
         for seat in self.seats:
-            if seat.bot is not None:
-                seat.bot.close()
-                seat.bot = None
+            entry, bot = seat.entry, seat.bot
+            seat.bot = seat.entry = None
+            if entry is not None and (bot is None or bot is not entry.bot):
+                if pool is not None:
+                    pool.stats["faulted"] += 1
+                entry.close()  # its seat's process was closed or replaced in the game
+                continue
+            if entry is not None and pool is not None:
+                clean = game.is_over and not seat.faults and seat.ready is not None
+                if pool.give(entry, clean, cpu_limit_s):
+                    kept.append(entry.launch)
+            elif entry is not None:
+                entry.close()
+            elif bot is not None:
+                bot.close()
+        return kept

@@ -27,8 +27,48 @@ observation for bots that want to search with the project's engine.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
+
+
+def _shadowing_file() -> str | None:
+    """A bot's own ``engine.py`` (or ``engine/`` without ``__init__``) beside its script, which
+    Python would import instead of the project's ``engine`` package."""
+    here = os.path.abspath(sys.path[0] or ".") if sys.path else None
+    for name in ("engine.py", "engine"):
+        path = os.path.join(here, name) if here else None
+        if path and os.path.exists(path) and not os.path.exists(os.path.join(path, "__init__.py")) \
+                and os.path.abspath(os.path.dirname(os.path.dirname(__file__))) != here:
+            return path
+    return None
+
+
+def _import_engine_first() -> None:
+    """Import the project's ``engine`` before a bot's ``engine.py`` can shadow it.
+
+    The script's folder comes first on ``sys.path``, so ``import engine`` there would find
+    the bot's file and the SDK's ``engine.observation`` would fail with "'engine' is not a
+    package". The SDK imports the package with that folder left out, and says on stderr
+    (the bot's log) that ``import engine`` now means the project's package.
+    """
+    shadow = _shadowing_file()
+    if shadow is None or "engine" in sys.modules:
+        return
+    here = os.path.abspath(sys.path[0] or ".")
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    try:
+        import engine.observation  # noqa: F401
+    except ImportError:
+        return
+    finally:
+        sys.path[:] = saved
+    print(f"arena.sdk: {shadow} has the name of the project's package 'engine'; `import engine` gives "
+          f"the project's package, rename your file to import it", file=sys.stderr)
+
+
+_import_engine_first()
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
@@ -75,6 +115,10 @@ class Bot:
     # ------------------------------------------------------------------ helpers
     def game(self, observation: dict):
         """An engine ``Game`` rebuilt from ``observation`` (decks unknown) for search."""
+        module = sys.modules.get("engine")
+        if module is not None and not hasattr(module, "__path__"):
+            raise ImportError(f"{getattr(module, '__file__', 'a module named engine')} shadows the project's "
+                              f"package 'engine' (it was imported before arena.sdk); rename that file")
         from engine.observation import game_from_observation
         return game_from_observation(observation)
 

@@ -29,11 +29,27 @@ _KNOWN = {Place, Upgrade, TakePiece, Pass, Master}
 
 class GreedyPolicy(Policy):
     name = "greedy"
+    #: its only state is the solver memo, which depends on the rules' geometry alone: a
+    #: bot process keeps the policy, memo and all, from one game to the next
+    reusable = True
 
     def __init__(self):
+        self._memos: dict[int, tuple] = {}
+        self._geometry = None
         self.memo: dict = {}
 
+    def _use_memo(self, geometry) -> None:
+        """Point ``self.memo`` at the memo of ``geometry`` (kept per geometry: a memo
+        entry says a region cannot be tiled with these pieces, which is a fact of the
+        geometry, true in every game with the same one)."""
+        if geometry is not self._geometry:
+            entry = self._memos.get(id(geometry))
+            if entry is None:
+                entry = self._memos[id(geometry)] = (geometry, {})  # the geometry held: its id stays its own
+            self._geometry, self.memo = entry
+
     def choose(self, game, rng):
+        self._use_memo(game.rules.geometry)
         phase = game.phase
         if phase == ACTION:
             return self._act(game, rng)

@@ -31,13 +31,19 @@ class PolicyBot(Bot):
         from arena.plugins import policy
         self.name = name
         self.policy = policy(name)
+        self.games = 0
 
     def new_game(self, hello: dict) -> None:
-        """A fresh policy per game; the random stream comes from the arena's seed."""
+        """A new game on this process (``docs/protocol.md`` allows several): the random
+        stream restarts from the arena's seed; a policy whose class says ``reusable = True``
+        (its caches, such as greedy's solver memo, depend on nothing but the rules) is kept
+        with its caches, any other is made anew."""
         from arena.plugins import policy
         from engine import RuleSpec, compile_rules
         from engine.observation import game_from_observation  # noqa: F401  (import before the clock runs)
-        self.policy = policy(self.name)
+        if not getattr(self.policy, "reusable", False) or self.games == 0:
+            self.policy = policy(self.name)
+        self.games += 1
         self.rng = random.Random(hello.get("seed"))
         compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
 
@@ -75,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m bots.run NAME``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m bots.run NAME   (a bot of `arena bots`: random, greedy, planner or pass)", file=sys.stderr)
+        print("usage: python -m bots.run NAME   (a built-in bot of `arena bots`, e.g. greedy, planner-fast or pass)", file=sys.stderr)
         return 2
     if args[0] == "pass":
         PassBot().run()

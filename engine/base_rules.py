@@ -148,7 +148,8 @@ def apply_take_piece(game, a) -> None:
 def upgrade_targets(rs, reserve, give: int) -> list[int]:
     """R3.3/R3.4: shapes ``give`` may become: the lowest higher level in stock, or any
     other shape of the same or a lower level in stock — never above ``upgrade_max_level``
-    (regular upgrades never reach level 5, R11.2: ghosts come only from puzzles)."""
+    (R3.4: neither an upgrade nor an exchange takes a ghost; a ghost may still be
+    exchanged down, R11.2: ghosts come only from puzzles)."""
     level = rs.shape_level
     top = rs.upgrade_max_level
     lv = level[give]
@@ -174,7 +175,8 @@ def apply_upgrade(game, a: Upgrade) -> None:
     if take not in upgrade_targets(rs, game.reserve, give):
         lv, lt = rs.shape_level[give], rs.shape_level[take]
         if lt > rs.upgrade_max_level:
-            raise IllegalAction("R3.3", f"a regular upgrade never reaches level {lt}")
+            raise IllegalAction("R3.4", f"neither an upgrade nor an exchange takes a level-{lt} piece "
+                                        f"(ghosts come only from puzzles, R11.2)")
         raise IllegalAction("R3.3", f"an upgrade from level {lv} must take the lowest higher level in stock, not level {lt}")
     p.supply[give] -= 1
     game.reserve[give] += 1

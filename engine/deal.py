@@ -4,7 +4,12 @@ A deal is ``{"white": [ids, top first], "black": [ids, top first]}``. It serves 
 shared "deal of the week", and reproducing a reported game. Each id must be a puzzle of
 this game's card pool, of the deck's colour, used once. The decks may be shorter than a
 shuffled deal (a test may want a two-card black deck); the black deck's length replaces
-``black_deck_size``.
+``black_deck_size``. A deal must hold at least one puzzle: the rows are dealt from the
+decks (R1.2) and the end is triggered by an empty black deck (R5.1), so with both decks
+empty nothing could ever be taken and every game would end 0-0.
+
+A *deal book* is a file of deals, one JSON object per line (blank lines and lines starting
+with ``#`` are skipped); :func:`load_book` reads one, naming the line of any mistake.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ def check_deal(rules, deal) -> list[list[int]]:
             seen.add(cid)
             deck.append(idx)
         out.append(deck)
+    if not out[0] and not out[1]:
+        raise DealError("deal: both decks are empty; a deal needs at least one puzzle (the rows are "
+                        "dealt from the decks, R1.2, and the game ends when the black deck is empty, R5.1)")
     return out
 
 
@@ -49,3 +57,56 @@ def load_deal(path: str | Path) -> dict:
     if not isinstance(data, dict):
         raise DealError(f"{path}: a deal must be an object with 'white' and 'black' lists of card ids")
     return data
+
+
+def load_book(path: str | Path, rules=None) -> list[dict]:
+    """Read a deal book (JSON lines, one deal per line); errors name the file and the line.
+
+    With compiled ``rules`` every deal is also checked against them (:func:`check_deal`).
+    """
+    import json
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DealError(f"{path}: cannot read the deal book ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise DealError(f"{path}: the deal book is not UTF-8 text") from None
+    deals = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            deal = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DealError(f"{path}, line {number}: not a JSON object ({exc.msg})") from None
+        if not isinstance(deal, dict):
+            raise DealError(f"{path}, line {number}: a deal must be an object with 'white' and 'black' "
+                            "lists of card ids")
+        if rules is not None:
+            try:
+                check_deal(rules, deal)
+            except DealError as exc:
+                raise DealError(f"{path}, line {number}: {exc}") from None
+        deals.append(deal)
+    if not deals:
+        raise DealError(f"{path}: the deal book holds no deal")
+    return deals
+
+
+def make_book(rules, count: int, seed: int) -> list[dict]:
+    """``count`` deals shuffled as R1.1 shuffles them for compiled ``rules``: deal ``i`` is
+    the deal the base setup shuffles from seed ``seed + i``."""
+    import random
+
+    whites = [i for i, p in enumerate(rules.puzzles) if p.color == "white"]
+    blacks = [i for i, p in enumerate(rules.puzzles) if p.color == "black"]
+    out = []
+    for i in range(count):
+        rng = random.Random(seed + i)
+        w, b = whites[:], blacks[:]
+        rng.shuffle(w)
+        rng.shuffle(b)
+        out.append({"white": [rules.puzzles[k].id for k in w],
+                    "black": [rules.puzzles[k].id for k in b[: rules.params["black_deck_size"]]]})
+    return out

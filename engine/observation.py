@@ -59,7 +59,8 @@ def game_from_observation(obs: dict):
 
     What the seat cannot see is left unknown: deck contents become placeholders (-1, an
     empty slot if drawn) of the right length, and hidden completed piles become empty
-    lists. ``legal_actions()`` and ``apply()`` for the seat to move are exact.
+    lists. ``legal_actions()`` and ``apply()`` for the seat to move are exact, and so is
+    the resolution of completions still waiting behind an open decision.
     """
     from .actions import PHASE_NAMES
     from .game import Game, PlayerState
@@ -87,6 +88,11 @@ def game_from_observation(obs: dict):
     game.final_round = obs["final_round"] or 0
     game.phase = PHASE_NAMES.index(obs["phase"])
     game.decision = obs.get("decision")
+    if game.decision is not None and 0 <= game.seat < len(game.players):
+        # R4.1/R11.5: completions still waiting behind the open decision are the mover's
+        # fully covered puzzles, in the order taken; they are resolved after it.
+        recess = rules.recess
+        game.pending = [pz.card for pz in game.players[game.seat].unfinished if pz.filled == recess[pz.card]]
     for hook in rules.restore_hooks:
         hook(game, obs)
     return game

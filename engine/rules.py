@@ -212,18 +212,22 @@ BASE_PARAM_SPECS: tuple[ParamSpec, ...] = (
 class Ruleset:
     """A compiled rule set: cards, geometry, parameters and the seams variants fill in.
 
-    Seams (each set once, at compile time):
+    Seams (each set once, at compile time, by the base rules and then by each variant's
+    ``arena_rules_configure(variant=..., ruleset=...)`` hook, see :mod:`engine.hookspecs`):
 
     - ``handlers``: action class -> ``(phase, apply_fn)``; ``apply_fn(game, action)``
       validates (raising :class:`~engine.errors.IllegalAction`) and then mutates.
-    - ``decoders``: JSON ``type`` -> ``fn(game, obj) -> action``; ``encoders``: action
-      class -> ``fn(game, action) -> dict``.
+    - ``decoders``: JSON ``type`` -> ``fn(rules, obj) -> action``; ``encoders``: action
+      class -> ``fn(rules, action) -> dict`` (the compiled ruleset, not a game: see
+      :mod:`engine.codec`).
     - ``extra_generators``: ``fn(game, out_list)`` adding variant actions to the legal list
       (a generator may also prune ``out_list`` in place).
-    - ``setup``: ``fn(game, rng)`` deals the game; ``setup_hooks`` run after it.
-    - ``reward``: ``fn(game, player, card)`` gives a completed puzzle's reward (may open a
-      decision); ``take_checks``: ``fn(game, action, card)`` extra legality checks of row
-      takes, run when a take is applied.
+    - ``setup``: ``fn(game, rng, deal)`` deals the game (``deal`` is an explicit deal or
+      None, see :mod:`engine.deal`); ``setup_hooks``: ``fn(game, rng)`` run after it.
+    - ``reward``: ``fn(game, player, card) -> bool`` gives a completed puzzle's reward;
+      False when it opened a decision (the remaining completions wait for it);
+      ``take_checks``: ``fn(game, action, card)`` extra legality checks of row takes, run
+      when a take is applied.
     - ``action_filters``: ``fn(game, actions) -> actions`` prune the listed legal actions
       (keep them cheap: they run at every listing).
     - ``turn_end_hooks``: ``fn(game)`` after each turn (before the next seat moves).

@@ -6,7 +6,8 @@
   count is unchanged). The card data (``engine/cards/ghost.yaml``) is a stand-in set: the
   retail cards' shapes and points are not published.
 - **Getting a ghost** only from the expansion's puzzles: as a piece reward, or by a
-  level-up reward. A regular upgrade or exchange never takes a level-5 piece (R11.2).
+  level-up reward. Neither a regular upgrade nor an exchange ever takes a level-5 piece;
+  a ghost may still be exchanged down for a piece of a lower level (R3.4).
 - **Level-up rewards** ``+1`` / ``+2`` (R11.3): a ``level_up`` decision. Each step upgrades
   one piece of the supply to the lowest higher level in stock, up to level 5 (so a level-4
   piece may become a ghost); ``+2`` is two steps, on one piece twice or on two pieces once
@@ -158,8 +159,14 @@ def apply_ghost(game, a: Ghost) -> None:
     used: dict[int, int] = {}
     seen = set()
     targets = []
+    known = len(g.placement_mask)
     for place in a.placements:
+        if not isinstance(place, Place):
+            raise IllegalAction("R14", "each placement of a ghost action must be a placement")
         pz = _find_puzzle(p, place.puzzle, rs)
+        # a negative index would silently name another placement (R11.5: ordinary placements)
+        if type(place.placement) is not int or not 0 <= place.placement < known:
+            raise IllegalAction("R14", f"unknown placement {place.placement!r}")
         if place.puzzle in seen:
             raise IllegalAction("R11.4", f"at most one piece per puzzle, {rs.puzzles[place.puzzle].id} is named twice")
         seen.add(place.puzzle)

@@ -103,13 +103,22 @@ def test_pause_idle_stops_every_bot_not_on_move(monkeypatch, pause):
         bots.append(self)
         return original_spawn(self)
 
+    def paused(bot) -> str:
+        """``T`` for a stopped bot, also for one whose whole cgroup the kernel reports frozen."""
+        state = _state(bot.pid)
+        cg = bot.launch.cgroup
+        if state == "D" and cg is not None and cg._freeze is not None and \
+                cg._freeze.read_text().strip() in ("FROZEN", "1"):
+            return "T"
+        return state
+
     def ask(self, message, limit_s):
         for other in bots:
             if other is not self and not other.dead:
                 deadline = time.monotonic() + 0.5
-                while _state(other.pid) != "T" and pause and time.monotonic() < deadline:
+                while paused(other) != "T" and pause and time.monotonic() < deadline:
                     time.sleep(0.005)
-                seen.append(_state(other.pid))
+                seen.append(paused(other))
         return original_ask(self, message, limit_s)
 
     monkeypatch.setattr(botproc.BotProcess, "spawn", spawn)

@@ -137,7 +137,7 @@ def test_corrupted_replay_is_a_sentence(replay_file, tmp_path, change, words):
 
 
 @pytest.mark.parametrize("content, words", [
-    (None, "cannot read the replay"),
+    (None, "the replay file does not exist"),
     ('{"format": "project-l-replay", "actions": [', "not valid JSON"),
     ("[]", "not a Project L replay"),
 ])

@@ -115,7 +115,8 @@ def test_R13_a_reserve_over_255_is_refused_with_a_sentence(variants, players, pa
 
 
 def test_R12_4_an_empty_solo_deck_triggers_the_end_at_setup():
-    game = Game.new(RuleSpec.make(["solo"]), 1, 0, deal={"white": [], "black": []})
+    # a deal of fewer than the grid's 9 cards: all are dealt at setup and the deck is empty
+    game = Game.new(RuleSpec.make(["solo"]), 1, 0, deal={"white": ["W01", "W02"], "black": ["B01"]})
     assert game.end_triggered and game.final_round == 1
 
 

@@ -206,3 +206,38 @@ def test_faults_of_bot_processes_are_counted(tmp_path):
     assert s["bots"]["greedy"]["win"]["rate"] == 1.0
     assert all(Path(r["replay"]).is_file() for r in run["rows"])
     assert "| faults (games with any) | 2 (100.0%" in (tmp_path / "out" / "report.md").read_text()
+
+
+@pytest.mark.slow
+def test_kill_9_then_run_again_continues_without_playing_a_game_twice(tmp_path):
+    path = small(tmp_path, games=16)
+    cfg = load_experiment(path).with_overrides(concurrency=1)
+    from killing import kill_when_stored
+
+    kill_when_stored(["experiment", str(path), "-j", "1", "--no-progress", "--no-charts"],
+                     tmp_path / "out" / "experiment.sqlite", "rows", 6)
+    result = CliRunner().invoke(app, ["experiment", str(path), "-j", "1", "--no-progress", "--no-charts", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert "continuing small" in result.stderr
+    assert out["games"] == 32 and 0 < out["played"] < 32
+    with open(tmp_path / "out" / "games.csv") as f:
+        keys = [(r["rule_set"], r["group"], r["rotation"]) for r in csv.DictReader(f)]
+    assert len(keys) == 32 == len(set(keys))
+    # the same games as a run never interrupted (the games are deterministic)
+    fresh = run_experiment(cfg.with_overrides(output=tmp_path / "fresh"), progress=False, echo=lambda t: None)
+    with open(tmp_path / "out" / "games.csv") as f:
+        resumed = [{k: v for k, v in r.items() if k not in ("duration_s", "replay")} for r in csv.DictReader(f)]
+    assert [(r["rule_set"], str(r["group"]), str(r["seat0_score"]), str(r["seat1_score"])) for r in fresh["rows"]] == \
+        [(r["rule_set"], r["group"], r["seat0_score"], r["seat1_score"]) for r in resumed]
+
+
+def test_without_a_progress_bar_a_line_is_printed_now_and_then(tmp_path):
+    path = small(tmp_path, games=4)
+    lines = []
+    run = run_experiment(load_experiment(path), progress=False, echo=lines.append, tick_s=0.0)
+    assert run["played"] == 8
+    assert lines[0].startswith("played 1 of 8 games (12%)") and lines[-1].startswith("played 8 of 8 games (100%)")
+    again = []
+    assert run_experiment(load_experiment(path), progress=False, echo=again.append)["played"] == 0
+    assert again == ["arena: continuing small: 8 of 8 games already stored in " + str(tmp_path / "out")]

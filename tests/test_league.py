@@ -47,6 +47,10 @@ def test_league_commands_new_add_play_table_retire(league_file):
     assert all(len(r["form"]) == min(5, r["games"]) and set(r["form"]) <= set("WDL") for r in rows.values())
     text = arena("league", "table", league_file).output
     assert "95% interval" in text and "greedy@2" in text
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(arena("league", "table", league_file, "--csv").output)))
+    assert [r["name"] for r in rows] == [r["name"] for r in tab["table"]] and rows[0]["elo_low"]
     assert arena("league", "retire", league_file, "random").exit_code == 0
     result = arena("league", "play", league_file, "--games", 4, "-q")
     assert result.exit_code == 0
@@ -197,10 +201,89 @@ def test_games_that_cannot_be_played_are_reported_and_not_stored(tmp_path):
     path = tmp_path / "l.db"
     arena("league", "new", path)
     arena("league", "add", path, "a", "--bot", "greedy")
-    assert arena("league", "add", path, "b", "--cmd", bot).exit_code == 0
+    assert arena("league", "add", path, "b", "--cmd", bot, "--no-check").exit_code == 0
     bot.unlink()  # the program is gone by the time the league plays
     result = arena("league", "play", path, "--games", 2)
     assert result.exit_code == 1
     assert "no game could be played" in result.output and "not an executable file" in result.output
     with League.open(path) as league:
         assert league.games() == []
+
+
+def test_a_league_plays_its_deal_book_in_order(tmp_path):
+    from arena.league.play import play_league
+    from arena.tournament.executors import LocalExecutor
+    from engine import compile_rules
+    from engine.deal import make_book
+
+    book = tmp_path / "book.jsonl"
+    deals = make_book(compile_rules(RuleSpec.make(["revised"]), 2), 3, 70)
+    book.write_text("".join(json.dumps(d) + "\n" for d in deals))
+    path = tmp_path / "l.db"
+    assert arena("league", "new", path, "--rules", "revised", "--deals", book).exit_code == 0
+    for name in ("greedy", "random"):
+        assert arena("league", "add", path, name, "--bot", name).exit_code == 0
+    seen = {}
+
+    class Recording:
+        def run(self, tasks, payload, stop, on_death):
+            def spy(task):
+                p = payload(task)
+                seen[task.key] = (task.group, p["request"]["deal"])
+                return p
+            return LocalExecutor(1).run(tasks, spy, stop, on_death)
+
+    with League.open(path) as league:
+        assert play_league(league, 8, executor=Recording())["played"] == 8
+    assert len(seen) == 8 and all(deal == deals[group % 3] for group, deal in seen.values())
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"white": ["W01"], "black": ["B01"]}\n{"white": [], "black": []}\n')
+    result = arena("league", "new", tmp_path / "l2.db", "--deals", bad)
+    assert result.exit_code == 2 and "bad.jsonl, line 2: deal: both decks are empty" in result.output
+
+
+@pytest.mark.slow
+def test_kill_9_then_play_again_completes_the_unfinished_groups(tmp_path):
+    from killing import kill_when_stored
+
+    path = tmp_path / "l.db"
+    arena("league", "new", path, "--rules", "revised", "--seats", 3)
+    for name in ("a", "b", "c", "d"):
+        assert arena("league", "add", path, name, "--bot", "greedy" if name != "d" else "random").exit_code == 0
+    kill_when_stored(["league", "play", str(path), "--games", 300, "-j", 1, "--no-progress", "-q"], path, "games", 4)
+    with League.open(path) as league:
+        before = league.games()
+    groups = {}
+    for g in before:
+        groups.setdefault(g["group"], set()).add(g["rotation"])
+    result = arena("league", "play", path, "--games", 6, "-j", 1, "--no-progress", "-q")
+    assert result.exit_code == 0, result.output
+    with League.open(path) as league:
+        after = league.games()
+    keys = [(g["group"], g["rotation"]) for g in after]
+    assert len(keys) == len(set(keys))  # no game twice
+    assert after[:len(before)] == before  # nothing stored was touched
+    by_group = {}
+    for g in after:
+        by_group.setdefault(g["group"], []).append(g)
+    for gs in by_group.values():  # every group complete: each bot of the table in every seat once
+        assert sorted(g["rotation"] for g in gs) == [0, 1, 2]
+        assert len({tuple(sorted(x["bot"] for x in g["seats"])) for g in gs}) == 1
+        assert all(len({g["seats"][s]["bot"] for g in gs}) == 3 for s in range(3))
+    # killed after the 4th game, the second group had one of its three games (-j 1 plays
+    # them one at a time; a game takes far longer than the 20 ms between looks)
+    assert any(len(r) < 3 for r in groups.values()), groups
+    assert "first completing 1 group a stopped run left unfinished" in result.stderr
+    assert "played" in result.stderr  # the line of --no-progress
+
+
+def test_a_command_that_does_not_speak_the_protocol_is_refused(tmp_path):
+    path = tmp_path / "l.db"
+    arena("league", "new", path)
+    result = arena("league", "add", path, "printer", "--cmd", f"{sys.executable} -c 'print(1)'")
+    assert result.exit_code == 2, result.output
+    assert "printer (" in result.output and "failed the conformance check, handshake" in result.output, result.output
+    with League.open(path) as league:
+        assert [e.name for e in league.entries()] == []  # the league is unchanged
+    # --no-check adds it anyway (the author's responsibility)
+    assert arena("league", "add", path, "printer", "--cmd", f"{sys.executable} -c 'print(1)'", "--no-check").exit_code == 0

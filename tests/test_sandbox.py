@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.process.sandbox import (Limits, Sandbox, SandboxError, bridge_plan, cgroup_layout, mountns_available,
-                           netns_available, unprivileged_user, world_accessible)
+from arena.process.sandbox import (UID_BASE, UID_SLOTS, Limits, Sandbox, SandboxError, bridge_plan, cgroup_layout,
+                                   mountns_available, netns_available, state_root, strict_missing, world_accessible)
 from arena.process.transport import LineTransport
 from proc_check import assert_gone
+from strict_check import require_strict
 
 PROBE = r"""
 import json, os, resource, socket, sys
@@ -60,10 +61,17 @@ def test_an_unknown_tier_is_a_sentence():
         Sandbox("iron")
 
 
-def test_none_is_a_plain_subprocess(listener):
+ROOT = os.geteuid() == 0
+needs_root = pytest.mark.skipif(not ROOT, reason="the arena does not run as root here")
+
+
+def test_none_is_a_plain_subprocess_but_never_root(listener):
     info, launch = run_probe(Sandbox("none"), [sys.executable, "-c", PROBE, str(listener)])
     assert info["cwd"] == os.getcwd() and info["net"] == "connected"
-    assert launch.protections == ["process_group"]
+    assert launch.protections[0] == "process_group" and "temp_dir" not in launch.protections
+    if ROOT:
+        assert UID_BASE <= info["uid"] < UID_BASE + UID_SLOTS and "unprivileged_user" in launch.protections
+        assert "tree_kill" in launch.protections
 
 
 def test_basic_scrubs_the_environment_and_sets_rlimits(listener, monkeypatch):
@@ -80,58 +88,58 @@ def test_basic_scrubs_the_environment_and_sets_rlimits(listener, monkeypatch):
         assert p in launch.protections
 
 
-@pytest.mark.skipif(not netns_available()[0], reason="this machine cannot create network namespaces")
 def test_strict_has_no_network(listener):
+    require_strict()
     info, launch = run_probe(Sandbox("strict"), [sys.executable, "-c", PROBE, str(listener)])
     assert info["net"] != "connected" and "no_network" in launch.protections
 
 
-@pytest.mark.skipif(unprivileged_user() is None, reason="the arena does not run as root here")
-def test_strict_drops_to_nobody_for_a_program_nobody_can_read(tmp_path):
+@needs_root
+@pytest.mark.parametrize("tier", ["basic", "strict"])
+def test_each_bot_runs_as_an_unprivileged_uid_of_its_own(tier):
+    if tier == "strict":
+        require_strict()
     sh = "/bin/sh"
-    launch = Sandbox("strict").prepare([sh, "-c", "read x; id -u; pwd; touch ok && echo wrote"])
-    workdir = launch.cwd
-    t = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn, on_kill=launch.kill_extra)
-    t.start()
-    try:
-        t.send(b"go\n", time.perf_counter() + 10)
-        uid = t.read_line(time.perf_counter() + 10)[0]
-        cwd = t.read_line(time.perf_counter() + 10)[0]
-        wrote = t.read_line(time.perf_counter() + 10)[0]
-    finally:
-        t.close()
-        launch.cleanup()
-    assert int(uid) == unprivileged_user()[0] and "unprivileged_user" in launch.protections
-    assert cwd.decode() == workdir
-    assert wrote == b"wrote", "the working directory is writable by nobody"
+    sb = Sandbox(tier)
+    launches = [sb.prepare([sh, "-c", "read x; id -u; pwd; touch ok && echo wrote"]) for _ in range(2)]
+    uids = []
+    for launch in launches:
+        workdir = launch.cwd
+        uid, cwd, wrote = read_lines(launch, 3, b"go\n")
+        uids.append(int(uid))
+        assert cwd.decode() == workdir
+        assert wrote == b"wrote", "the working directory is writable by the bot"
+        assert "unprivileged_user" in launch.protections
+    assert all(UID_BASE <= u < UID_BASE + UID_SLOTS for u in uids) and uids[0] != uids[1]
 
 
-@pytest.mark.skipif(unprivileged_user() is None, reason="the arena does not run as root here")
-def test_strict_keeps_root_with_a_reason_when_nobody_cannot_read_the_program(tmp_path):
+@needs_root
+def test_a_program_no_unprivileged_user_can_read_is_refused_with_a_sentence(tmp_path):
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
     prog = private / "bot.sh"
     prog.write_text("#!/bin/sh\nid -u\n")
     prog.chmod(0o700)
-    launch = Sandbox("strict").prepare([str(prog)])
-    launch.cleanup()
-    assert "unprivileged_user" not in launch.protections
-    assert any(u["protection"] == "unprivileged_user" and "not readable by user nobody" in u["reason"] for u in launch.unavailable)
+    for tier in ("none", "basic") + (("strict",) if not strict_missing() else ()):
+        with pytest.raises(SandboxError, match="not readable by an unprivileged user"):
+            Sandbox(tier).prepare([str(prog)])
+    assert not list(state_root().glob(f"{os.getpid()}-*-bot")), "no working directory is left"
 
 
-def read_lines(launch, n: int) -> list[bytes]:
+def read_lines(launch, n: int, send: bytes = b"") -> list[bytes]:
     t = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn, on_kill=launch.kill_extra)
     t.start()
     try:
+        if send:
+            t.send(send, time.perf_counter() + 10)
         return [t.read_line(time.perf_counter() + 10)[0] for _ in range(n)]
     finally:
         t.close()
         launch.cleanup()
 
 
-@pytest.mark.skipif(unprivileged_user() is None or not mountns_available()[0],
-                    reason="needs root and mount namespaces")
-def test_strict_bridges_a_closed_directory_and_shows_the_bot_only_its_own_path():
+@pytest.mark.skipif(not ROOT or not mountns_available()[0], reason="needs root and mount namespaces")
+def test_basic_bridges_a_closed_directory_and_shows_the_bot_only_its_own_path():
     import shutil
     import tempfile
 
@@ -143,10 +151,10 @@ def test_strict_bridges_a_closed_directory_and_shows_the_bot_only_its_own_path()
         prog.write_text(f"#!/bin/sh\nid -u\nls -a {closed} | tr '\\n' ' '; echo\n")
         prog.chmod(0o755)
         assert not world_accessible(str(prog)) and bridge_plan([str(prog)]) == {str(closed): ["bot"]}
-        launch = Sandbox("strict").prepare([str(prog)])
+        launch = Sandbox("basic").prepare([str(prog)])
         bridge = launch.bridge
         uid, listing = read_lines(launch, 2)
-        assert int(uid) == unprivileged_user()[0]
+        assert int(uid) == launch.uid
         assert {"path_bridge", "unprivileged_user"} <= set(launch.protections)
         assert listing.split() == [b".", b"..", b"bot"]  # secret.txt is not in the bot's view
         assert sorted(p.name for p in closed.iterdir()) == ["bot", "secret.txt"]  # the host's view is unchanged
@@ -155,18 +163,16 @@ def test_strict_bridges_a_closed_directory_and_shows_the_bot_only_its_own_path()
         shutil.rmtree(closed)
 
 
-@pytest.mark.skipif(unprivileged_user() is None or not mountns_available()[0],
-                    reason="needs root and mount namespaces")
-def test_a_python_bot_runs_as_nobody_under_strict_when_its_interpreter_can_be_bridged():
-    exe = os.path.realpath(sys.executable)
-    if not world_accessible(exe) and bridge_plan([exe]) is None:
-        pytest.skip(f"{exe} sits below two closed directories")
-    launch = Sandbox("strict").prepare([sys.executable, "-c", "import os; print(os.getuid(), flush=True)"])
-    assert int(read_lines(launch, 1)[0]) == unprivileged_user()[0]
+@pytest.mark.skipif(not ROOT or not mountns_available()[0], reason="needs root and mount namespaces")
+@pytest.mark.parametrize("tier", ["none", "basic"])
+def test_a_python_bot_runs_unprivileged_when_its_interpreter_can_be_bridged(tier):
+    launch = Sandbox(tier).prepare([sys.executable, "-c", "import os; print(os.getuid(), flush=True)"])
+    uid = launch.uid
+    assert int(read_lines(launch, 1)[0]) == uid
     assert "unprivileged_user" in launch.protections
 
 
-def test_a_bridge_is_refused_for_a_file_others_cannot_read_or_two_closed_directories():
+def test_a_bridge_covers_every_closed_directory_but_not_a_file_others_cannot_read():
     import shutil
     import tempfile
 
@@ -179,7 +185,7 @@ def test_a_bridge_is_refused_for_a_file_others_cannot_read_or_two_closed_directo
         prog.chmod(0o755)
         assert bridge_plan([str(prog)]) == {str(private): ["b"]}
         inner.chmod(0o700)
-        assert bridge_plan([str(prog)]) is None  # two closed directories on the path
+        assert bridge_plan([str(prog)]) == {str(private): ["b"], str(inner): ["bot.sh"]}  # both closed ones
         inner.chmod(0o755)
         prog.chmod(0o700)
         assert bridge_plan([str(prog)]) is None  # the file itself is closed to others
@@ -192,7 +198,7 @@ def test_strict_puts_the_bot_in_its_own_cgroup_and_removes_it():
     launch = Sandbox("strict", Limits(memory_mb=300, pids=40)).prepare([sys.executable, "-c", "pass"])
     dirs = list(launch.cgroup.dirs)
     assert dirs and all(d.is_dir() for d in dirs)
-    assert "cgroup_memory" in launch.protections and "cgroup_pids" in launch.protections
+    assert {"cgroup_memory", "cgroup_pids", "cgroup_cpu", "cpu_accounting_tree", "freezer"} <= set(launch.protections)
     launch.cleanup()
     assert not any(d.exists() for d in dirs)
 
@@ -206,10 +212,14 @@ def test_without_cgroups_memory_is_polled_and_the_record_says_why():
 
 
 def test_the_record_lists_what_was_in_force_for_every_bot():
-    sb = Sandbox("basic")
+    sb = Sandbox("basic", use_cgroups=False)
     for _ in range(2):
         sb.prepare([sys.executable, "-c", "pass"]).cleanup()
     rec = sb.record()
-    assert rec == {"tier": "basic", "protections": ["process_group", "session", "temp_dir", "scrubbed_env",
-                                                     "rlimit_cpu", "rlimit_nofile", "rlimit_fsize", "no_core"],
-                   "unavailable": []}
+    assert rec["tier"] == "basic"
+    assert rec["protections"][:8] == ["process_group", "session", "temp_dir", "scrubbed_env", "rlimit_cpu",
+                                      "rlimit_nofile", "rlimit_fsize", "no_core"]
+    assert any(u["protection"] == "cpu_accounting_tree" and "cgroups were turned off" in u["reason"]
+               for u in rec["unavailable"])
+    if ROOT:
+        assert {"unprivileged_user", "rlimit_nproc", "tree_kill"} <= set(rec["protections"])

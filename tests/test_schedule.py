@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -104,3 +105,56 @@ def test_keys_are_unique_and_stable():
     assert first == [t.key for t in schedule(cfg)]
     assert all(k.startswith("t:") and len(k.split(":")) == 4 for k in first)
     assert len({t.seed for t in schedule(cfg)}) == group_count(cfg)  # a new deal per group
+
+
+def _no_listing(*_a, **_k):
+    raise AssertionError("a big cycle must not be listed")
+
+
+@pytest.mark.parametrize("fmt,bots,seats,opts", [("gauntlet", 2000, 2, {"hero": "b0"}),
+                                                 ("round-robin", 2000, 2, {}),
+                                                 ("round-robin", 80, 4, {}),
+                                                 ("gauntlet", 300, 4, {"hero": "b0"})])
+def test_a_big_field_schedules_its_first_games_without_listing_the_cycle(monkeypatch, fmt, bots, seats, opts):
+    import arena.tournament.schedule as sched
+
+    cfg = config([f"b{i}" for i in range(bots)], seats=seats, fmt=fmt, **opts)
+    monkeypatch.setattr(sched.itertools, "combinations", _no_listing)
+    monkeypatch.setattr(sched, "balanced_order", _no_listing)
+    first = list(itertools.islice(schedule(cfg), 40))
+    assert len(first) == 40 and all(len(set(t.bots)) == seats for t in first)
+    assert total_games(cfg) == math.comb(bots - (fmt == "gauntlet"), seats - (fmt == "gauntlet")) * seats
+    if fmt == "gauntlet":
+        assert all("b0" in t.bots for t in first)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 10, 31])
+def test_pairs_by_the_circle_method_cover_every_pair_once_and_even_by_round(n):
+    from arena.tournament.schedule import Circle
+
+    names = [f"b{i}" for i in range(n)]
+    tables = list(Circle(names))
+    assert len(tables) == n * (n - 1) // 2 == len({frozenset(t) for t in tables})
+    per_round = n // 2
+    for r in range(1, len(tables) // per_round + 1):
+        counts = Counter(b for t in tables[:r * per_round] for b in t)
+        assert max(counts.values()) - min(counts.get(b, 0) for b in names) <= 1
+
+
+def test_strided_subsets_are_each_subset_once():
+    from arena.tournament.schedule import Strided
+
+    tables = list(Strided([f"b{i}" for i in range(14)], 3))
+    assert len(tables) == math.comb(14, 3) == len({frozenset(t) for t in tables})
+
+
+def test_an_absurd_round_robin_is_refused_with_its_game_count(tmp_path):
+    from arena.tournament.config import load_config
+    from arena.tournament.yamlsource import ConfigError
+
+    path = tmp_path / "big.yaml"
+    path.write_text("name: big\nseats: 4\nbots:\n" + "".join(f"  - {{name: b{i}, bot: random}}\n" for i in range(400)))
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    text = str(err.value)
+    assert f"{math.comb(400, 4) * 4:,} games" in text and "gauntlet" in text and "swiss" in text and "league" in text

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -41,3 +43,25 @@ def test_bare_processes_with_bot_processes_leave_nothing_in_the_working_folder(t
     bare = bench._bare(2, 1, "bots")
     assert sum(bare["played"]) == 6
     assert list(tmp_path.iterdir()) == []  # the bots' logs went to a temporary folder
+
+
+@pytest.mark.slow
+def test_bench_schedule_validates_generated_fields_and_times_the_first_game():
+    from arena.bench.schedule import bench_schedule
+
+    result = bench_schedule(fields=(("swiss", 30, "rounds: 3\n"), ("round-robin", 40, "")), run_bots=20)
+    rows = result["validate"]
+    assert [r["exit"] for r in rows] == [0, 0], rows
+    assert "30 bots" in rows[0]["said"] and "swiss" in rows[0]["said"] and "780 groups" in rows[1]["said"]
+    assert all(r["peak_mb"] > 0 and r["wall_s"] > 0 for r in rows)
+    assert result["first_game_s"] is not None and result["first_game_s"] > 0
+
+
+@pytest.mark.slow
+def test_bench_tournament_with_bots_reports_the_share_of_in_process_speed():
+    from arena.bench import tournament as bench
+
+    result = bench.bench_tournament(rounds=1, play="bots", repeat=1)
+    for n in (1, 2):
+        assert result[f"bots_vs_inprocess_{n}"] == result[f"games_per_s_{n}"] / result[f"inprocess_games_per_s_{n}"]
+        assert result[f"inprocess_games_per_s_{n}"] > 0

@@ -91,18 +91,18 @@ def test_R11_2_a_regular_upgrade_never_takes_a_ghost():
     ups = [a for a in listed_json(game) if a["type"] == "upgrade"]
     assert ups and not any(a["take"] in ("P5", "U5", "X5") for a in ups)
     assert {"type": "upgrade", "give": "L4", "take": "O4"} in ups
-    rejects(game, {"type": "upgrade", "give": "L4", "take": "P5"}, "R3.3")
+    rejects(game, {"type": "upgrade", "give": "L4", "take": "P5"}, "R3.4")
     set_reserve(game, {n: 0 for n in ("I4", "O4", "T4", "L4", "Z4")})
     ups = [a for a in listed_json(game) if a["type"] == "upgrade" and a["give"] == "I3"]
     assert ups and all(a["take"] in ("O1", "I2", "L3") for a in ups)
-    rejects(game, {"type": "upgrade", "give": "I3", "take": "X5"}, "R3.3")
+    rejects(game, {"type": "upgrade", "give": "I3", "take": "X5"}, "R3.4")
 
 
 def test_R11_2_a_ghost_may_be_exchanged_down_but_not_for_another_ghost():
     game = ghost_game()
     give_pieces(game, 0, {"P5": 1})
     assert is_listed(game, Upgrade(game.rules.shape_index["P5"], game.rules.shape_index["O4"]))
-    rejects(game, {"type": "upgrade", "give": "P5", "take": "U5"}, "R3.3")
+    rejects(game, {"type": "upgrade", "give": "P5", "take": "U5"}, "R3.4")
 
 
 # ---------------------------------------------------------------- R11.3 level-up rewards

@@ -68,19 +68,28 @@ def _one(concurrency: int, rounds: int, play: str) -> dict:
             "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu) if cpu > 0 and play == "inprocess" else None}
 
 
-def _bare_worker(fn, requests: list, counter, start, out) -> None:
-    """A bare process: wait for the start, then play the next unplayed game until none is left."""
+def _bare_worker(play: str, requests: list, counter, start, out) -> None:
+    """A bare process: wait for the start, then play the next unplayed game until none is left
+    (with bot processes: from its own pool of live processes, as a runner's worker does)."""
+    from ..process.pool import ProcessPool
+    from ..tournament.executors import execute
+
+    pool = ProcessPool() if play == "bots" else None
     start.wait()
     t0 = time.perf_counter()
     played = 0
-    while True:
-        with counter.get_lock():
-            i = counter.value
-            counter.value += 1
-        if i >= len(requests):
-            break
-        fn(requests[i])
-        played += 1
+    try:
+        while True:
+            with counter.get_lock():
+                i = counter.value
+                counter.value += 1
+            if i >= len(requests):
+                break
+            execute({"request": requests[i], "play": play}, pool)
+            played += 1
+    finally:
+        if pool is not None:
+            pool.close()
     out.send((time.perf_counter() - t0, played))
     out.close()
 
@@ -101,15 +110,12 @@ def _bare(concurrency: int, rounds: int, play: str) -> dict:
 def _bare_run(concurrency: int, requests: list, play: str) -> dict:
     import multiprocessing
 
-    from ..tournament.executors import execute
-
     ctx = multiprocessing.get_context("fork")
     counter, start = ctx.Value("i", 0), ctx.Event()
     pipes, procs = [], []
     for _ in range(concurrency):
         recv, send = ctx.Pipe(duplex=False)
-        fn = (lambda request, play=play: execute({"request": request, "play": play}))
-        proc = ctx.Process(target=_bare_worker, args=(fn, requests, counter, start, send), daemon=True)
+        proc = ctx.Process(target=_bare_worker, args=(play, requests, counter, start, send), daemon=True)
         proc.start()
         send.close()
         pipes.append(recv)
@@ -141,24 +147,36 @@ def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5)
     kept (the usual best-of-N: other load on the machine only ever slows a run down).
     Before each run the same games are played by bare processes (:func:`_bare`); the best
     of those is the machine's ceiling, and ``kept_of_bare_N`` the share of it the runner
-    keeps. ``play="bots"`` plays the same games through the referee with bot processes;
-    the overhead then measures the runner against everything the referee does.
+    keeps. ``play="bots"`` plays the same games through the referee with bot processes
+    (each worker keeps its bots' processes alive between games, as ``arena run`` does);
+    the overhead then measures the runner against everything the referee does, and the
+    same games are also run in-process, alternating with the bot-process runs, so that
+    ``bots_vs_inprocess_N`` compares the two on the same games under the same load.
     """
     _warm()
-    runs: dict[int, list[dict]] = {1: [], 2: []}
+    modes = ("bots", "inprocess") if play == "bots" else ("inprocess",)
+    runs: dict = {(m, n): [] for m in modes for n in (1, 2)}
     bare: dict[int, list[dict]] = {1: [], 2: []}
     for _ in range(max(1, repeat)):
         for n in (1, 2):
             bare[n].append(_bare(n, rounds, play))
-            runs[n].append(_one(n, rounds, play))
-    one, two = (max(runs[n], key=lambda r: r["games_per_s"]) for n in (1, 2))
+            for m in modes:
+                runs[m, n].append(_one(n, rounds, m))
+    best = {k: max(v, key=lambda r: r["games_per_s"]) for k, v in runs.items()}
+    one, two = best[play, 1], best[play, 2]
     bare1, bare2 = (max(bare[n], key=lambda r: r["games_per_s"]) for n in (1, 2))
     kept = {1: one["games_per_s"] / bare1["games_per_s"], 2: two["games_per_s"] / bare2["games_per_s"]}
-    return {"bots": ["greedy", "greedy-b", "greedy-c"], "play": play, "games": one["games"], "repeat": repeat,
-            "games_per_s_1": one["games_per_s"], "games_per_s_2": two["games_per_s"],
-            "speedup": two["games_per_s"] / one["games_per_s"], "overhead_1": one["overhead"],
-            "overhead_2": two["overhead"], "cpu_overhead_1": one["cpu_overhead"],
-            "cpu_overhead_2": two["cpu_overhead"], "wall_s_1": one["wall_s"], "wall_s_2": two["wall_s"],
-            "bare_games_per_s_1": bare1["games_per_s"], "bare_games_per_s_2": bare2["games_per_s"],
-            "bare_speedup": bare2["games_per_s"] / bare1["games_per_s"],
-            "kept_of_bare_1": kept[1], "kept_of_bare_2": kept[2]}
+    out = {"bots": ["greedy", "greedy-b", "greedy-c"], "play": play, "games": one["games"], "repeat": repeat,
+           "games_per_s_1": one["games_per_s"], "games_per_s_2": two["games_per_s"],
+           "speedup": two["games_per_s"] / one["games_per_s"], "overhead_1": one["overhead"],
+           "overhead_2": two["overhead"], "cpu_overhead_1": one["cpu_overhead"],
+           "cpu_overhead_2": two["cpu_overhead"], "wall_s_1": one["wall_s"], "wall_s_2": two["wall_s"],
+           "bare_games_per_s_1": bare1["games_per_s"], "bare_games_per_s_2": bare2["games_per_s"],
+           "bare_speedup": bare2["games_per_s"] / bare1["games_per_s"],
+           "kept_of_bare_1": kept[1], "kept_of_bare_2": kept[2]}
+    if play == "bots":
+        for n in (1, 2):
+            inproc = best["inprocess", n]["games_per_s"]
+            out[f"inprocess_games_per_s_{n}"] = inproc
+            out[f"bots_vs_inprocess_{n}"] = best["bots", n]["games_per_s"] / inproc
+    return out

@@ -13,6 +13,8 @@ Modules, in the order ``arena --help`` lists their commands:
 - :mod:`.game` — ``play``, ``cards``, ``replay``: one game;
 - :mod:`.bots` — ``bots``, ``check-bot``;
 - :mod:`.tournament` — ``validate``, ``run``, ``standings``, ``index``;
+- :mod:`.match` — ``match``: a tournament on one command line;
+- :mod:`.deals` — ``deals make|check``: deal books;
 - :mod:`.variants` — ``variants``, ``plugins``, ``solo``;
 - :mod:`.league` — ``league new|add|play|table|retire``;
 - :mod:`.experiment` — ``experiment``;
@@ -27,11 +29,14 @@ from __future__ import annotations
 from . import game  # noqa: F401  (play, cards, replay)
 from . import bots  # noqa: F401  (bots, check-bot)
 from . import tournament  # noqa: F401  (validate, run, standings, index)
+from . import match  # noqa: F401  (match)
+from . import deals  # noqa: F401  (deals make|check)
 from . import variants  # noqa: F401  (variants, plugins, solo)
 from . import league  # noqa: F401  (league ...)
 from . import experiment  # noqa: F401  (experiment)
 from . import bench  # noqa: F401  (bench ...)
 from . import rl  # noqa: F401  (bench env)
+from . import web  # noqa: F401  (serve, submit, league token ...)
 from .app import app
 
 __all__ = ["app", "main"]

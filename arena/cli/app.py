@@ -15,6 +15,32 @@ from engine import EngineError
 
 from ..errors import ArenaError
 
+def _readable_metavars() -> None:
+    """Typer 0.2x writes value types into ``--help`` as ``<int range>``, ``<str>``, ``<path>``,
+    ``<list[str]>``; a manual writes ``N``, ``TEXT``, ``PATH``. Options with a ``metavar``
+    keep theirs; an argument's name already says what it is, so it gets no type at all."""
+    core = getattr(typer, "core", None)
+    param = getattr(core, "_TyperParameter", None)
+    if param is None or not hasattr(param, "display_type"):
+        return
+    base = param.display_type
+    words = {"int": "N", "int range": "N", "float": "X", "float range": "X", "str": "TEXT", "path": "PATH",
+             "file": "FILE", "directory": "DIR", "bool": "BOOL"}
+
+    def display_type(self, ctx):
+        label = base(self, ctx)
+        if isinstance(self, core.TyperArgument):
+            return ""
+        inner = label[1:-1] if label.startswith("<") and label.endswith(">") else label
+        if inner.startswith("list[") and inner.endswith("]"):
+            inner = inner[5:-1]
+        return words.get(inner, inner)
+
+    param.display_type = display_type
+
+
+_readable_metavars()
+
 app = typer.Typer(
     name="arena",
     help=(

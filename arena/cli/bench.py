@@ -68,7 +68,8 @@ def bench_tournament_cmd(
     """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead.
 
     Three copies of greedy play each other (two seats, base rules); every run goes into a
-    fresh database. The overhead is given as a share of the workers' wall time and of all
+    fresh database. With --play bots the same games are also played in-process, run for
+    run, and the bot-process games/s are given as a share of the in-process games/s. The overhead is given as a share of the workers' wall time and of all
     CPU time, and the same games are also played by bare processes (no runner at all): the
     machine's ceiling, printed beside the runner's games/s and speed-up.
     """
@@ -80,7 +81,9 @@ def bench_tournament_cmd(
     if as_json:
         emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
                                           "cpu_overhead_1", "cpu_overhead_2", "games", "bare_games_per_s_1",
-                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2")})
+                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2",
+                                          "inprocess_games_per_s_1", "inprocess_games_per_s_2",
+                                          "bots_vs_inprocess_1", "bots_vs_inprocess_2") if k in result})
         return
     typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
                f"best of {result['repeat']} runs")
@@ -91,3 +94,33 @@ def bench_tournament_cmd(
                    + (f", {cpu:.1%} of CPU time" if cpu is not None else "")
                    + f"; {result[f'kept_of_bare_{n}']:.0%} of bare processes ({result[f'bare_games_per_s_{n}']:.1f} games/s)")
     typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x (bare processes: {result['bare_speedup']:.2f}x)")
+    if "bots_vs_inprocess_2" in result:
+        for n in (1, 2):
+            typer.echo(f"  concurrency {n}: bot processes {result[f'games_per_s_{n}']:.1f} games/s, in-process "
+                       f"{result[f'inprocess_games_per_s_{n}']:.1f} games/s: {result[f'bots_vs_inprocess_{n}']:.1%}")
+
+
+@bench_app.command("schedule")
+@guarded
+def bench_schedule_cmd(
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Time and peak memory of `arena validate` on generated big fields, and time to the first game.
+
+    A round robin of 1,000 bots and a gauntlet and a Swiss of 10,000 (two seats, copies of
+    the random bot) are written to a temporary folder and validated, each in a fresh
+    process; then `arena run` is started on the gauntlet and timed until its first game is
+    stored. Targets: under 5 s and 1 GB per validation, under 5 s to the first game.
+    """
+    from ..bench.schedule import bench_schedule
+
+    result = bench_schedule()
+    if as_json:
+        emit_json(result)
+        return
+    for row in result["validate"]:
+        typer.echo(f"  validate {row['format']} of {row['bots']:,} bots: {row['wall_s']:.2f} s ({row['cpu_s']:.2f} s CPU), "
+                   f"peak {row['peak_mb']:.0f} MB, exit {row['exit']}: {row['said'][:160]}")
+    first = result["first_game_s"]
+    typer.echo("  arena run, 10,000-bot gauntlet: " + (f"first game stored after {first:.2f} s" if first is not None
+                                                       else "no game stored within 60 s"))

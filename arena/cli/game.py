@@ -47,20 +47,23 @@ def play_cmd(
     deal: Optional[Path] = typer.Option(None, "--deal", help="JSON file with both decks' orders: {\"white\": [...], \"black\": [...]}."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
     replay: Optional[Path] = typer.Option(None, "--replay", help="Write the replay (JSON, with per-move times and faults) to this file."),
-    sandbox: str = typer.Option("basic", "--sandbox", help="none, basic or strict (see docs/protocol.md)."),
+    sandbox: str = typer.Option("basic", "--sandbox", help="none, basic or strict (see docs/protocol.md; strict needs bubblewrap)."),
+    sandbox_fallback: Optional[str] = typer.Option(None, "--sandbox-fallback", help="The tier to play where --sandbox strict cannot run (the result says which tier the game had)."),
     move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time limit of one move, in milliseconds."),
     game_ms: Optional[int] = typer.Option(None, "--game-ms", min=0, help="Time budget of a whole game (chess clock), in milliseconds."),
     increment_ms: int = typer.Option(0, "--increment-ms", min=0, help="Added to the game budget after each move."),
     startup_ms: int = typer.Option(10000, "--startup-ms", min=1, help="Time limit of the handshake."),
     fault_policy: str = typer.Option("forfeit", "--fault-policy", help="forfeit (the seat passes for the rest of the game, R7.3) or random."),
-    pause_idle: bool = typer.Option(False, "--pause-idle", help="Stop (SIGSTOP) the bots that are not on move."),
+    pause_idle: bool = typer.Option(False, "--pause-idle", help="Stop the bots that are not on move (their whole process tree is frozen where a freezer cgroup is available, else their process group gets SIGSTOP)."),
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Keep each bot's stderr in this directory."),
 ) -> None:
     """Play one game between bot processes and print the result: scores, ranking, faults."""
     from engine.deal import load_deal
 
+    from ..process.sandbox import sweep_stale
     from ..referee import play_game
 
+    sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
     spec = parse_rules(rules, param)
     entries = [{"name": b, "bot": b, "cmd": None} for b in (bots or [])]
     for text in cmd:
@@ -78,7 +81,8 @@ def play_cmd(
         "seats": seats, "rules": spec.to_json(), "players": n, "seed": seed,
         "deal": load_deal(deal) if deal else None,
         "time_control": {"move_ms": move_ms, "game_ms": game_ms, "increment_ms": increment_ms, "startup_ms": startup_ms},
-        "fault_policy": fault_policy, "sandbox": sandbox, "pause_idle": pause_idle,
+        "fault_policy": fault_policy, "pause_idle": pause_idle,
+        "sandbox": {"tier": sandbox, "fallback": sandbox_fallback} if sandbox_fallback else sandbox,
         "replay_path": str(replay) if replay else None, "log_dir": str(log_dir) if log_dir else None,
     }
     out = play_game(request)
@@ -156,6 +160,10 @@ def replay_cmd(
     from ..replay.render import use_color
     from ..replay.view import show_replay
 
+    if not path.exists():
+        raise UsageError(f"{path}: the replay file does not exist")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a replay file (it is a folder)")
     if html_out is not None:
         from ..replay.html import write_html
 

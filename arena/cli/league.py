@@ -35,6 +35,9 @@ def league_new_cmd(
     seed: int = typer.Option(0, "--seed", help="Seed of the league's deals."),
     move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time per move of bot processes, in ms."),
     sandbox: str = typer.Option("basic", "--sandbox", help="Sandbox of bot processes: none, basic or strict."),
+    deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
+                                         help="A deal book (JSON lines, `arena deals make`) kept in the league file: "
+                                              "group i plays deal i, cycled."),
 ) -> None:
     """Create a league with its rules; add bots with `arena league add`."""
     from engine import compile_rules
@@ -45,7 +48,19 @@ def league_new_cmd(
     compile_rules(spec, seats)
     if sandbox not in ("none", "basic", "strict"):
         raise UsageError(f"--sandbox {sandbox!r}: give none, basic or strict")
-    League.create(file, spec, seats, seed, {"move_ms": move_ms}, sandbox).close()
+    book = None
+    if deals is not None:
+        from ..tournament.config import read_book
+
+        book = read_book(deals, spec, seats)
+    league = League.create(file, spec, seats, seed, {"move_ms": move_ms}, sandbox)
+    try:
+        if book:
+            from ..league.play import set_deal_book
+
+            set_deal_book(league, book)
+    finally:
+        league.close()
     typer.echo(f"created league {file}: {seats} seats, rules {spec.label()}; add bots with "
                f"`arena league add {file} NAME --bot REGISTERED` or `--cmd COMMAND`")
 
@@ -56,8 +71,16 @@ def league_add_cmd(
     name: str = typer.Argument(..., help="The entry's name, NAME or NAME@VERSION (a new version is a new entry)."),
     bot: Optional[str] = typer.Option(None, "--bot", help="A registered bot (see `arena bots`)."),
     cmd: Optional[str] = typer.Option(None, "--cmd", help="A command line that starts the bot."),
+    check: bool = typer.Option(True, "--check/--no-check",
+                               help="Run the conformance check (`arena check-bot`) on a --cmd bot first and refuse "
+                                    "it if it fails."),
 ) -> None:
-    """Add a bot to the league under a name that is never reused."""
+    """Add a bot to the league under a name that is never reused.
+
+    A bot given with --cmd must first pass the conformance check of `arena check-bot`
+    (handshake, every decision kind, a full game against itself); a bot that fails is
+    refused with the reason and the league is not changed.
+    """
     from ..league import League
     from ..plugins import bots
     from ..referee import resolve_command
@@ -77,6 +100,17 @@ def league_add_cmd(
         if not argv:
             raise UsageError("--cmd: the command line is empty")
         argv = resolve_command({"name": name, "cmd": argv})
+    from ..league.store import NAME_RE
+
+    with League.open(file) as league:
+        if not NAME_RE.fullmatch(name or "") or name in {e.name for e in league.entries()}:
+            league.add(name, bot, argv)  # refused with the league's own sentence before any check runs
+    if argv is not None and check:
+        from ..process.check_bot import require_conforming
+
+        with League.open(file) as league:
+            move_ms = int((league.meta("time_control") or {}).get("move_ms", 2000))
+        require_conforming(argv, name, move_ms=max(move_ms, 2000), echo=lambda t: typer.echo(t, err=True))
     with League.open(file) as league:
         league.add(name, bot, argv)
         base = name.split("@")[0]
@@ -94,15 +128,21 @@ def league_play_cmd(
     concurrency: int = typer.Option(2, "--concurrency", "-j", min=1, help="Games at once."),
     processes: bool = typer.Option(False, "--processes", help="Play built-in bots as processes too (default: in-process)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the table afterwards."),
+    progress: bool = typer.Option(True, "--progress/--no-progress",
+                                  help="Show the progress bar (without it: a line every ten seconds)."),
 ) -> None:
-    """Play games between the active entries (few games and close ratings first) and store them."""
+    """Play games between the active entries (few games and close ratings first) and store them.
+
+    Each game is stored as it finishes; after Ctrl-C or kill -9 the next `league play`
+    first completes the seat-rotated groups the stopped run left unfinished.
+    """
     from ..league import League
     from ..league.play import play_league
     from ..league.table import league_table, render_table
 
     with League.open(file) as league:
         summary = play_league(league, games, concurrency, "bots" if processes else "auto",
-                              echo=lambda t: typer.echo(t, err=True))
+                              echo=lambda t: typer.echo(t, err=True), progress=progress)
         if summary["failed"] and not summary["played"]:
             raise ArenaError(f"no game could be played ({summary['failed'][0]}); nothing was stored")
         typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s"
@@ -115,17 +155,22 @@ def league_play_cmd(
 def league_table_cmd(
     file: Path = typer.Argument(..., help="The league file."),
     as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+    as_csv: bool = typer.Option(False, "--csv", help="Print as CSV, one row per entry."),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
-                                            help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
+                                            help="Bootstrap resamples over groups for the intervals (default: 200 at 2 seats, 100 at 3-4; 0: inverse Hessian)."),
 ) -> None:
     """Ratings refitted on all games, with 95% intervals, games, points per game and recent form."""
     from ..league import League
-    from ..league.table import league_table, render_table
+    from ..league.table import league_table, render_csv, render_table
 
+    if as_json and as_csv:
+        raise UsageError("give --json or --csv, not both")
     with League.open(file) as league:
         tab = league_table(league, bootstrap)
     if as_json:
         emit_json(tab)
+    elif as_csv:
+        typer.echo(render_csv(tab), nl=False)
     else:
         typer.echo(render_table(tab))
 

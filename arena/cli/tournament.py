@@ -16,11 +16,12 @@ def validate_cmd(
     file: Path = typer.Argument(..., help="A tournament or experiment file (YAML)."),
 ) -> None:
     """Check a tournament file (or an experiment file, which has rule_sets) without running it."""
-    from ..tournament.config import load_config
+    from ..tournament.config import validate
     from ..tournament.schedule import group_count, total_games
     from ..tournament.yamlsource import load_with_lines
 
-    doc = load_with_lines(file).value
+    src = load_with_lines(file)  # read once: a field of thousands of bots is a big file
+    doc = src.value
     if isinstance(doc, dict) and "rule_sets" in doc:
         from ..experiment import load_experiment
 
@@ -30,7 +31,7 @@ def validate_cmd(
                    f"({', '.join(r.name for r in exp.rule_sets)}), {len(base.bots)} bots, {base.seats} seats, "
                    f"{total_games(base)} games per rule set, output {base.output}")
         return
-    cfg = load_config(file)
+    cfg = validate(src)
     kind = "at most " if cfg.format == "sprt" else ""
     typer.echo(f"{file}: valid. {cfg.name}: {cfg.format}, {len(cfg.bots)} bots, {cfg.seats} seats, rules "
                f"{cfg.rules.label()}, {kind}{total_games(cfg)} games in {group_count(cfg)} groups, "
@@ -48,6 +49,11 @@ def run_cmd(
     inprocess: bool = typer.Option(False, "--inprocess", help="Play built-in bots inside the workers (no bot processes)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary and standings as one JSON object."),
+    deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
+                                         help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
+                                              "(overrides the file's)."),
+    check: bool = typer.Option(False, "--check",
+                               help="Run the conformance check (`arena check-bot`) on every command-line bot first."),
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed)."""
     from ..tournament.config import load_config
@@ -56,9 +62,13 @@ def run_cmd(
     from ..tournament.store import Store
 
     cfg = load_config(file).with_overrides(output=output, concurrency=concurrency, dask=dask,
-                                           play="inprocess" if inprocess else None)
+                                           play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
+    if check:
+        from ..process.check_bot import check_commands
+
+        check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
     summary = run_tournament(cfg, progress=progress)
     store = Store.open(cfg.output, create=False)
     try:
@@ -86,8 +96,9 @@ def standings_cmd(
     output: Path = typer.Argument(..., help="A tournament's output folder."),
     as_json: bool = typer.Option(False, "--json", help="Print as JSON (a `standings` list, one object per bot)."),
     as_csv: bool = typer.Option(False, "--csv", help="Print the standings as CSV."),
+    h2h: bool = typer.Option(False, "--head-to-head", help="With --csv: the head-to-head matrix, one row per pair."),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
-                                            help="Bootstrap resamples for the intervals (default: 0 at 2 seats, 100 at 3-4)."),
+                                            help="Bootstrap resamples over groups for the intervals (default: 200 at 2 seats, 100 at 3-4; 0: inverse Hessian)."),
 ) -> None:
     """Print the standings, ratings and sprt of a tournament from its database (also while it runs)."""
     from ..tournament.standings import render_csv, render_text, report
@@ -102,6 +113,10 @@ def standings_cmd(
         store.close()
     if as_json:
         emit_json(rep)
+    elif as_csv and h2h:
+        from ..tournament.standings import render_head_to_head_csv
+
+        typer.echo(render_head_to_head_csv(rep["head_to_head"]), nl=False)
     elif as_csv:
         typer.echo(render_csv(rep), nl=False)
     else:

@@ -18,7 +18,7 @@ from ..tournament.yamlsource import ConfigError, Source, load_with_lines
 
 #: Keys of an experiment file that the tournament validation checks.
 SHARED_KEYS = ("name", "seats", "bots", "games", "seed", "time_control", "fault_policy", "sandbox",
-               "concurrency", "executor", "output", "replays")
+               "concurrency", "executor", "output", "replays", "deals")
 OWN_KEYS = ("rule_sets", "description")
 RULE_SET_KEYS = ("name", "variants", "params")
 
@@ -50,9 +50,14 @@ class ExperimentConfig:
         return replace(self.base, name=f"{self.base.name}:{rs.name}", rules=rs.spec,
                        output=self.base.output / rs.name)
 
-    def with_overrides(self, output=None, concurrency=None, games=None) -> "ExperimentConfig":
-        """The experiment with command-line overrides."""
-        base = self.base.with_overrides(output=output, concurrency=concurrency)
+    def with_overrides(self, output=None, concurrency=None, games=None, deals=None) -> "ExperimentConfig":
+        """The experiment with command-line overrides (``deals``: a deal book every rule set plays)."""
+        base = self.base.with_overrides(output=output, concurrency=concurrency, deals=deals)
+        if deals is not None:
+            from ..tournament.config import read_book
+
+            for rs in self.rule_sets:
+                read_book(deals, rs.spec, base.seats)
         if games is not None:
             base = replace(base, games=int(games), rounds=None)
         return replace(self, base=base)
@@ -76,7 +81,16 @@ def load_experiment(path) -> ExperimentConfig:
     description = doc.get("description") or ""
     if not isinstance(description, str):
         raise src.error(("description",), "expected text")
-    return ExperimentConfig(base, tuple(_rule_sets(src, doc.get("rule_sets"), base.seats)), description)
+    rule_sets = _rule_sets(src, doc.get("rule_sets"), base.seats)
+    if base.deals:
+        from ..tournament.config import deal_book
+
+        for rs in rule_sets:  # every deal must be one of every rule set's card pool
+            try:
+                deal_book(src, doc["deals"], rs.spec, base.seats)
+            except ConfigError as exc:
+                raise ConfigError(f"{exc} (rule set {rs.name!r})") from None
+    return ExperimentConfig(base, tuple(rule_sets), description)
 
 
 def _rule_sets(src: Source, value, seats: int) -> list[RuleSet]:

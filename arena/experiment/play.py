@@ -6,7 +6,8 @@ group ``g`` is dealt from the same seed under every rule set. Games run on the r
 :class:`~arena.tournament.executors.LocalExecutor`; the game function is the in-process one
 (:func:`arena.tournament.inprocess.play_inprocess`) for built-in bots, or the referee's for
 bot processes, wrapped by :func:`experiment_game` to add what the report needs and the
-results do not hold (puzzles completed by colour).
+results do not hold (puzzles completed by colour). Each game's row is stored as it finishes
+(:mod:`.store`), so an interrupted experiment continues where it stopped.
 """
 
 from __future__ import annotations
@@ -19,11 +20,21 @@ from pathlib import Path
 
 from engine.replay import load_replay, resimulate
 
-from ..errors import ArenaError
 from ..tournament.executors import LocalExecutor
-from ..tournament.runner import build_request
+from ..tournament.runner import Interrupted, build_request
 from ..tournament.schedule import schedule
+from .actions import action_columns, action_counts
 from .config import ExperimentConfig
+from ..progress import Ticker
+from .store import ExperimentStore
+
+
+def fingerprint(cfg: ExperimentConfig) -> dict:
+    """What decides an experiment's games: a stored run continues only under the same."""
+    base = dict(cfg.base.fingerprint())
+    base.pop("rules", None)
+    base["rule_sets"] = [[rs.name, rs.spec.to_json()] for rs in cfg.rule_sets]
+    return base
 
 
 def experiment_game(request: dict, play: str = "inprocess", keep_replay: bool = False) -> dict:
@@ -51,6 +62,7 @@ def experiment_game(request: dict, play: str = "inprocess", keep_replay: bool = 
     outcome["colours"] = [{"white": sum(1 for c in p.completed if puzzles[c].color == "white"),
                            "black": sum(1 for c in p.completed if puzzles[c].color == "black")}
                           for p in game.players]
+    outcome["action_counts"] = action_counts(game)
     if tmp is not None:
         outcome["replay_path"] = None
     return outcome
@@ -73,21 +85,26 @@ def game_row(rule_set: str, task, outcome: dict) -> dict:
                     f"seat{s}_white": colours.get("white", 0), f"seat{s}_black": colours.get("black", 0),
                     f"seat{s}_faults": len(info.get("faults") or []),
                     f"seat{s}_forfeited": bool((result.get("forfeited") or [False] * len(task.bots))[s])})
+    row.update(action_columns(outcome))
     return row
 
 
-def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None) -> dict:
-    """Play every rule set's games; returns ``{"rows", "failed", "elapsed_s", "games_per_s"}``.
+def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None, game_fn=None,
+                   tick_s: float = 10.0) -> dict:
+    """Play (or continue) every rule set's games; returns ``{"rows", "failed", "elapsed_s", "games_per_s", ...}``.
 
-    Rows come back in schedule order (rule set, group, rotation) whatever order the workers
-    finished in, so a report does not depend on timing.
+    Each finished game's row is stored at once in ``OUTPUT/experiment.sqlite``; games stored
+    by an earlier run are not played again. Rows come back in schedule order (rule set,
+    group, rotation) whatever order the workers finished in, so a report does not depend on
+    timing. Without a progress bar a line is printed every ``tick_s`` seconds.
     """
     from tqdm import tqdm
 
+    echo = echo or print
     output = Path(cfg.base.output)
     play = cfg.base.play
     keep = bool(cfg.base.replays)
-    game_fn = functools.partial(experiment_game, play=play, keep_replay=keep)
+    game_fn = game_fn or functools.partial(experiment_game, play=play, keep_replay=keep)
     jobs = []
     for i, rs in enumerate(cfg.rule_sets):
         tcfg = cfg.tournament(i)
@@ -97,7 +114,11 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None) -> d
     if keep or play != "inprocess":
         for rs in cfg.rule_sets:
             (output / rs.name / ("replays" if keep else "")).mkdir(parents=True, exist_ok=True)
-    rows: dict[str, dict] = {}
+    store = ExperimentStore.open(output, fingerprint(cfg))
+    rows: dict[str, dict] = {k: r for k, r in store.rows().items() if k in index}
+    before = len(rows)
+    if before:
+        echo(f"arena: continuing {cfg.name}: {before} of {len(jobs)} games already stored in {output}")
     failed: list[str] = []
     executor = LocalExecutor(cfg.base.concurrency)
 
@@ -109,24 +130,36 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None) -> d
         return {"request": request, "play": play, "game_fn": game_fn}
 
     def on_death(keys, detail) -> None:
-        (echo or print)(f"arena: {detail} (games {', '.join(keys)})")
+        echo(f"arena: {detail} (games {', '.join(keys)})")
 
-    bar = tqdm(total=len(jobs), unit="game", disable=not progress, dynamic_ncols=True)
+    bar = tqdm(total=len(jobs), initial=before, unit="game", disable=not progress, dynamic_ncols=True)
+    ticker = Ticker(len(jobs), before, echo, every_s=tick_s)
     t0 = time.perf_counter()
+    pending = (t for _, _, t in jobs if t.key not in rows)
     try:
-        for task, reply in executor.run((t for _, _, t in jobs), payload, lambda: False, on_death):
+        for task, reply in executor.run(pending, payload, lambda: False, on_death):
             i, _ = index[task.key]
             if isinstance(reply, Exception):
                 failed.append(f"{task.key}: {reply}")
-                (echo or print)(f"arena: game {task.key} was not played ({reply})")
+                echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
             else:
-                rows[task.key] = game_row(cfg.rule_sets[i].name, task, reply["outcome"])
+                row = game_row(cfg.rule_sets[i].name, task, reply["outcome"])
+                store.add(task.key, cfg.rule_sets[i].name, row)
+                rows[task.key] = row
             bar.update(1)
+            if not progress:
+                ticker.update(1)
     except KeyboardInterrupt:
-        raise ArenaError(f"interrupted after {len(rows)} of {len(jobs)} games; nothing was written") from None
+        raise Interrupted(f"interrupted: {len(rows)} of {len(jobs)} games are stored in {output}; "
+                         f"run the same command again to continue") from None
     finally:
         bar.close()
+        store.close()
     elapsed = time.perf_counter() - t0
+    if not progress and ticker.played:
+        echo(ticker.line())
     ordered = [rows[task.key] for _, _, task in jobs if task.key in rows]
+    played = len(rows) - before
     return {"rows": ordered, "failed": failed, "elapsed_s": elapsed, "scheduled": len(jobs),
-            "games_per_s": len(ordered) / elapsed if elapsed > 0 else 0.0, "concurrency": cfg.base.concurrency}
+            "stored_before": before, "played": played,
+            "games_per_s": played / elapsed if elapsed > 0 else 0.0, "concurrency": cfg.base.concurrency}

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
+from .actions import report_lines as action_report_lines
 from .config import ExperimentConfig
 from engine.stats import compare
 
@@ -100,6 +101,7 @@ def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[s
         for n in comp.get("identical", []):
             lines += ["", f"Every game under `{n}` ended exactly as under `{names[0]}` (same scores, ranks and length): "
                       f"the bots never used what `{n}` changes, so these games cannot measure it."]
+    lines += action_report_lines(run["rows"], comp)
     if charts:
         lines += ["", "## Charts", ""] + [f"![{c[:-4]}]({c})" for c in charts]
     if run["failed"]:

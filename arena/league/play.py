@@ -14,8 +14,8 @@ import random
 import time
 from typing import Callable
 
-from ..errors import ArenaError
 from ..tournament.executors import LocalExecutor
+from ..tournament.runner import Interrupted
 from ..tournament.schedule import GameTask, group_seed, rotate
 from .matchmaking import game_counts, meetings_of, pick_table
 from .store import League, LeagueError
@@ -28,9 +28,37 @@ def builtin_policies() -> set[str]:
     return set(policy_names())
 
 
+def set_deal_book(league: League, deals: list[dict]) -> None:
+    """Keep a deal book in the league file (group i plays deal i, cycled); the file moves with it."""
+    league._set_meta("deals", list(deals))
+
+
+def unfinished_groups(stored: list[dict], seats: int) -> dict[int, tuple[tuple[str, ...], int, list[int]]]:
+    """Groups a stopped run left incomplete: ``{group: (table, seed, missing rotations)}``."""
+    by_group: dict[int, list[dict]] = {}
+    for g in stored:
+        by_group.setdefault(g["group"], []).append(g)
+    out = {}
+    for group, games in sorted(by_group.items()):
+        done = {g["rotation"] for g in games}
+        if len(done) < seats:
+            g = games[0]
+            bots = [x["bot"] for x in g["seats"]]  # in seat order
+            r = g["rotation"]
+            table = tuple(bots[(j - r) % seats] for j in range(seats))  # undo rotate(table, r)
+            out[group] = (table, g["seed"], sorted(set(range(seats)) - done))
+    return out
+
+
 def play_league(league: League, games: int, concurrency: int = 2, play: str = "auto",
-                echo: Callable[[str], None] | None = None, executor=None) -> dict:
-    """Play at least ``games`` games (whole groups) and store them; returns a summary."""
+                echo: Callable[[str], None] | None = None, executor=None, progress: bool = False,
+                tick_s: float = 10.0) -> dict:
+    """Play at least ``games`` games (whole groups) and store each as it finishes; returns a summary.
+
+    The rotations a stopped run left unplayed are played first (and count towards
+    ``games``), so after Ctrl-C or kill -9 every group ends up complete and no game is
+    played twice. ``progress`` shows a bar; without it a line is echoed every ``tick_s`` s.
+    """
     seats = league.seats
     active = [e.name for e in league.entries(active_only=True)]
     if len(active) < seats:
@@ -46,7 +74,13 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     seed = int(league.meta("seed", 0))
     tc = league.meta("time_control") or {}
     sandbox = league.meta("sandbox", "basic")
-    groups = math.ceil(games / seats)
+    book = league.meta("deals") or []  # a deal book given to `arena league new --deals`
+    unfinished = {g: t for g, t in unfinished_groups(stored, seats).items() if all(n in active for n in t[0])}
+    owed = sum(len(t[2]) for t in unfinished.values())
+    if owed:
+        echo(f"arena: first completing {len(unfinished)} group{'s' if len(unfinished) != 1 else ''} a stopped "
+             f"run left unfinished ({owed} games)")
+    groups = max(0, math.ceil((games - owed) / seats))
     first = league.next_group()
     modes: dict[int, str] = {}
     echo = echo or (lambda text: None)
@@ -59,6 +93,11 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
             state["fitted_at"] = n
 
     def tasks():
+        for group, (table, gseed, missing) in unfinished.items():
+            modes[group] = "inprocess" if play != "bots" and all(entries[n].bot in builtin for n in table) else "bots"
+            for rotation in missing:
+                yield GameTask(f"{league.path.name}:{group}:{rotation}:{gseed}", group, rotation, gseed,
+                               rotate(table, rotation))
         for group in range(first, first + groups):
             refit()
             gseed = group_seed(seed, group)
@@ -76,11 +115,17 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
 
     def payload(task: GameTask) -> dict:
         request = {"seats": [entries[n].seat_request() for n in task.bots], "rules": rules, "players": seats,
-                   "seed": task.seed, "deal": None, "time_control": tc, "fault_policy": "forfeit",
+                   "seed": task.seed, "deal": book[task.group % len(book)] if book else None, "time_control": tc, "fault_policy": "forfeit",
                    "sandbox": sandbox, "pause_idle": False, "replay_path": None, "log_dir": None}
         return {"request": request, "play": modes[task.group]}
 
-    summary = {"scheduled": groups * seats, "played": 0, "failed": [], "worker_deaths": 0}
+    summary = {"scheduled": groups * seats + owed, "played": 0, "failed": [], "worker_deaths": 0, "completed": owed}
+    from tqdm import tqdm
+
+    from ..progress import Ticker
+
+    bar = tqdm(total=summary["scheduled"], unit="game", disable=not progress, dynamic_ncols=True)
+    ticker = Ticker(summary["scheduled"], 0, echo, every_s=tick_s)
     executor = executor or LocalExecutor(concurrency)
 
     def on_death(keys, detail) -> None:
@@ -96,10 +141,18 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                 continue
             if league.record_game(task, reply["outcome"], modes[task.group]):
                 summary["played"] += 1
+                bar.update(1)
+                if not progress:
+                    ticker.update(1)
                 ranks = reply["outcome"]["result"]["ranking"]
                 state["stored"].append({"group": task.group,
                                         "seats": [{"bot": n, "rank": r} for n, r in zip(task.bots, ranks)]})
     except KeyboardInterrupt:
-        raise ArenaError(f"interrupted: {summary['played']} games were stored in {league.path}") from None
+        raise Interrupted(f"interrupted: {summary['played']} games were stored in {league.path}; "
+                          f"`arena league play` completes the unfinished groups first") from None
+    finally:
+        bar.close()
+    if not progress and ticker.played:
+        echo(ticker.line())
     summary["elapsed_s"] = time.perf_counter() - t0
     return summary

@@ -83,3 +83,21 @@ def render_table(tab: dict) -> str:
     else:
         lines.append("no ratings yet: play some games with `arena league play`")
     return "\n".join(lines)
+
+
+def render_csv(tab: dict) -> str:
+    """The table as CSV, one row per entry (best rating first)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    fields = ["name", "status", "bot", "games", "points_per_game", "mean_score", "faults", "form", "elo",
+              "elo_low", "elo_high"]
+    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in tab["table"]:
+        row = dict(r)
+        if r.get("elo_ci"):
+            row["elo_low"], row["elo_high"] = r["elo_ci"]
+        w.writerow(row)
+    return buf.getvalue()

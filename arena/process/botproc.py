@@ -7,7 +7,10 @@ the request's flush to the reply's newline, and CPU time of the bot (its process
 reaped children, from ``/proc/<pid>/stat``, clock-tick resolution), read after every move
 that lasted at least one tick and at the end of the game; a move is charged the CPU time
 since the previous read, so per-seat totals are exact and per-move figures are
-tick-accurate.
+tick-accurate. Where the sandbox gives the bot a ``cpuacct`` cgroup, CPU time is read from
+it instead, so it covers every process the bot started (daemons in other sessions too).
+``pause_idle`` freezes the bot's whole tree with the freezer cgroup where there is one
+(children that changed their process group included), else stops its process group.
 Every misbehaviour surfaces as a :class:`~arena.process.transport.BotFault` subclass whose
 ``verdict`` is recorded; a crash caused by the memory cap becomes ``memory_limit``.
 """
@@ -24,10 +27,13 @@ TICK = 1.0 / CLK_TCK
 class BotProcess:
     """A bot process speaking the protocol. Always :meth:`close` it (it kills the group)."""
 
-    def __init__(self, launch: Launch, label: str = "bot", stderr_path=None, max_line: int | None = None):
+    def __init__(self, launch: Launch, label: str = "bot", stderr_path=None, max_line: int | None = None,
+                 stderr_cap: int | None = None):
         self.launch = launch
         self.label = label
         kwargs = {} if max_line is None else {"max_line": max_line}
+        if stderr_cap is not None:
+            kwargs["stderr_cap"] = stderr_cap
         self.transport = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn,
                                        stderr_path=stderr_path, on_kill=launch.kill_extra, **kwargs)
         self.protocol = Protocol(self.transport, label)
@@ -71,8 +77,13 @@ class BotProcess:
         except BotFault as exc:
             raise self._startup_fault(exc) from None
         self.protocol.ready = self.ready
-        self._cpu_mark = self.transport.cpu_seconds()
+        self._cpu_mark = self._cpu_now()
         return self.ready
+
+    def _cpu_now(self) -> float:
+        if self.launch.accounts_tree:
+            return self.launch.cpu_seconds()
+        return self.transport.cpu_seconds()
 
     def start(self, hello: dict, startup_s: float) -> Ready:
         """Start the process (unless :meth:`spawn` did) and do the handshake under ``startup_s``."""
@@ -105,7 +116,7 @@ class BotProcess:
 
     def cpu_since_last_read(self) -> float:
         """CPU seconds the bot used since the previous read (see :meth:`ask`)."""
-        mark = self.transport.cpu_seconds()
+        mark = self._cpu_now()
         if mark <= 0.0:
             return 0.0
         used = mark - self._cpu_mark
@@ -123,12 +134,14 @@ class BotProcess:
             pass
 
     def pause(self) -> None:
-        """Stop the bot's process group while others think (``pause_idle``)."""
-        if not self.dead:
+        """Stop the bot while others think (``pause_idle``): freeze its whole tree, or stop
+        its process group where there is no freezer cgroup."""
+        if not self.dead and not self.launch.freeze():
             self.transport.pause()
 
     def resume(self) -> None:
-        """Continue the bot's process group."""
+        """Let the bot run again."""
+        self.launch.thaw()
         self.transport.resume()
 
     def _translate(self, exc: BotFault) -> BotFault:
@@ -143,7 +156,7 @@ class BotProcess:
 
     def close(self, quit_first: bool = True) -> int | None:
         """Ask the bot to quit, then kill its group and clean the sandbox up."""
-        self.transport.resume()
+        self.resume()
         if quit_first and not self.dead and self.transport.state is State.IDLE and self.transport.alive():
             self.notify({"type": "quit"})
             self.transport.wait(0.2)

@@ -1,13 +1,18 @@
-"""Cgroups for bot processes: where they can be made, memory and process caps, OOM, kill-all.
+"""Cgroups for bot processes: where they can be made, caps, CPU accounting, freezing, kill-all.
 
 Both layouts are handled: cgroup v2 (a delegated subtree with the ``memory`` and ``pids``
-controllers) and the v1 ``memory`` and ``pids`` hierarchies. :func:`cgroup_layout`
+controllers, ``cpu`` if delegated; freezing through ``cgroup.freeze``) and the v1
+``memory``, ``pids``, ``cpu``, ``cpuacct`` and ``freezer`` hierarchies. :func:`cgroup_layout`
 probes, once, where a bot's cgroup can be created (under the arena's own cgroup if
-possible); :class:`Cgroup` is one bot's cgroup(s).
+possible); :class:`Cgroup` is one bot's cgroup(s), holding its whole process tree: a
+process a bot starts stays in its cgroup whatever session or group it moves to, so
+:meth:`Cgroup.kill_all` reaches double-forked daemons too. Bot cgroups are named
+``arena-<arena pid>-<n>``; :func:`sweep_cgroups` removes those of arenas that died.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import threading
@@ -15,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
+PREFIX = "arena-"
 
 
 def _own_cgroup(controller: str) -> str:
@@ -53,7 +60,7 @@ def cgroup_layout() -> tuple[dict, str]:
             return {"v2": base}, ""
         return {}, "the cgroup v2 hierarchy has no delegated memory and pids controllers here"
     found = {}
-    for ctrl in ("memory", "pids"):
+    for ctrl in V1_CONTROLLERS:
         root = CGROUP_ROOT / ctrl
         if root.is_dir():
             base = root / _own_cgroup(ctrl).lstrip("/")
@@ -67,44 +74,114 @@ def cgroup_layout() -> tuple[dict, str]:
 
 
 class Cgroup:
-    """A bot's cgroup(s): memory and process-count caps, OOM detection, kill-all."""
+    """A bot's cgroup(s): caps, OOM detection, CPU accounting, freezing, kill-all.
 
-    def __init__(self, layout: dict, limits, name: str):
+    With ``caps`` (the strict tier) memory, process count and CPU bandwidth are capped
+    (``limits.memory_mb``, ``limits.pids``, ``limits.cpus`` cores); without, the cgroup only
+    holds, accounts and freezes the tree."""
+
+    def __init__(self, layout: dict, limits, name: str, caps: bool = True):
         self.dirs: list[Path] = []
         self.memory = False
         self.pids = False
+        self.cpu = False
+        self.cpuacct = False
+        self.freezer = False
         self.v2 = "v2" in layout
+        self._usage: Path | None = None
+        self._freeze: Path | None = None
         mem = limits.memory_mb << 20
+        cpus = getattr(limits, "cpus", 0) or 0
         if self.v2:
             d = layout["v2"] / name
             d.mkdir()
             self.dirs.append(d)
-            (d / "memory.max").write_text(str(mem))
-            self._try(d / "memory.swap.max", "0")
-            (d / "pids.max").write_text(str(limits.pids))
-            self.memory = self.pids = True
-        else:
-            if "memory" in layout:
-                d = layout["memory"] / name
-                d.mkdir()
-                self.dirs.append(d)
-                (d / "memory.limit_in_bytes").write_text(str(mem))
-                self._try(d / "memory.memsw.limit_in_bytes", str(mem))
-                self.memory = True
-            if "pids" in layout:
-                d = layout["pids"] / name
-                d.mkdir()
-                self.dirs.append(d)
+            if caps:
+                (d / "memory.max").write_text(str(mem))
+                self._try(d / "memory.swap.max", "0")
                 (d / "pids.max").write_text(str(limits.pids))
-                self.pids = True
+                self.memory = self.pids = True
+                if cpus > 0 and (d / "cpu.max").exists():  # only with the cpu controller delegated
+                    self.cpu = self._try(d / "cpu.max", f"{int(cpus * 100000)} 100000")
+            if (d / "cpu.stat").exists():
+                self._usage = d / "cpu.stat"
+                self.cpuacct = True
+            if (d / "cgroup.freeze").exists():
+                self._freeze = d / "cgroup.freeze"
+                self.freezer = True
+        else:
+            made: dict[str, Path] = {}
+            for ctrl in V1_CONTROLLERS:
+                if ctrl not in layout:
+                    continue
+                real = os.path.realpath(layout[ctrl])
+                d = made.get(real)
+                if d is None:  # cpu and cpuacct are often one hierarchy
+                    d = Path(real) / name
+                    d.mkdir()
+                    self.dirs.append(d)
+                    made[real] = d
+                if ctrl == "memory" and caps:
+                    (d / "memory.limit_in_bytes").write_text(str(mem))
+                    self._try(d / "memory.memsw.limit_in_bytes", str(mem))
+                    self.memory = True
+                elif ctrl == "pids" and caps:
+                    (d / "pids.max").write_text(str(limits.pids))
+                    self.pids = True
+                elif ctrl == "cpu" and caps and cpus > 0:
+                    self._try(d / "cpu.cfs_period_us", "100000")
+                    self.cpu = self._try(d / "cpu.cfs_quota_us", str(int(cpus * 100000)))
+                elif ctrl == "cpuacct":
+                    self._usage = d / "cpuacct.usage"
+                    self.cpuacct = True
+                elif ctrl == "freezer":
+                    self._freeze = d / "freezer.state"
+                    self.freezer = True
         self.procs_paths = [str(d / "cgroup.procs").encode() for d in self.dirs]
 
+    def cpu_seconds(self) -> float:
+        """CPU time of every process that ever ran in the cgroup (the whole tree); 0.0 if unknown."""
+        if self._usage is None:
+            return 0.0
+        try:
+            text = self._usage.read_text()
+        except OSError:
+            return 0.0
+        try:
+            if self.v2:
+                for line in text.splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) / 1e6
+                return 0.0
+            return int(text) / 1e9
+        except ValueError:
+            return 0.0
+
+    def freeze(self, frozen: bool = True) -> bool:
+        """Freeze (or thaw) every process of the cgroup; False if that is not possible."""
+        if self._freeze is None:
+            return False
+        value = ("1" if frozen else "0") if self.v2 else ("FROZEN" if frozen else "THAWED")
+        return self._try(self._freeze, value)
+
+    def pids_in(self) -> list[int]:
+        """The processes in the cgroup now."""
+        found: set[int] = set()
+        for d in self.dirs:
+            try:
+                found.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return sorted(found)
+
     @staticmethod
-    def _try(path: Path, value: str) -> None:
+    def _try(path: Path, value: str) -> bool:
         try:
             path.write_text(value)
         except OSError:
-            pass
+            return False
+        return True
 
     def oom_killed(self) -> bool:
         """True if the kernel killed a process of this cgroup for memory."""
@@ -137,20 +214,87 @@ class Cgroup:
         return False
 
     def kill_all(self) -> None:
-        """SIGKILL every process in the cgroup, then remove it."""
-        for d in self.dirs:
-            for _ in range(20):
-                try:
-                    pids = [int(x) for x in (d / "cgroup.procs").read_text().split()]
-                except OSError:
-                    pids = []
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                try:
-                    d.rmdir()
-                    break
-                except OSError:
-                    threading.Event().wait(0.02)
+        """SIGKILL every process in the cgroup (frozen first, so none can fork meanwhile), then
+        remove it."""
+        kill_dirs(self.dirs, self._freeze, self.v2)
+
+
+def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False) -> None:
+    """Kill every process of the cgroup directories ``dirs`` and remove them."""
+    if freeze is not None and freeze.exists():
+        try:
+            freeze.write_text("1" if v2 else "FROZEN")
+        except OSError:
+            freeze = None
+    else:
+        freeze = None
+    for _ in range(100):
+        pids: set[int] = set()
+        for d in dirs:
+            try:
+                pids.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if freeze is not None and pids:
+            try:  # a frozen process dies only once thawed
+                freeze.write_text("0" if v2 else "THAWED")
+                freeze.write_text("1" if v2 else "FROZEN")
+            except OSError:
+                pass
+        left = []
+        for d in dirs:
+            try:
+                d.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                if exc.errno != errno.ENOENT:
+                    left.append(d)
+        if not left:
+            return
+        dirs = left
+        threading.Event().wait(0.02)
+    if freeze is not None:
+        try:
+            freeze.write_text("0" if v2 else "THAWED")
+        except OSError:
+            pass
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_cgroups() -> int:
+    """Kill and remove the bot cgroups of arenas that are no longer running; how many."""
+    layout, _ = cgroup_layout()
+    removed = 0
+    bases = {os.path.realpath(p) for p in layout.values()}
+    for base in bases:
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            parts = name.split("-")
+            if not name.startswith(PREFIX) or len(parts) < 3 or not parts[1].isdigit():
+                continue
+            if int(parts[1]) == os.getpid() or _pid_alive(int(parts[1])):
+                continue
+            d = Path(base) / name
+            freezer = d / "freezer.state"
+            kill_dirs([d], freezer if freezer.exists() else (d / "cgroup.freeze" if "v2" in layout else None),
+                      "v2" in layout)
+            removed += 1
+    return removed

@@ -25,6 +25,7 @@ from .botproc import BotProcess
 from .protocol import hello_message, request_message
 from .sandbox import Sandbox
 from .timecontrol import Clock, TimeControl
+from ..errors import UsageError
 from .transport import BotFault
 
 
@@ -77,6 +78,7 @@ class _Checker:
         self.report = Report()
         self.bot: BotProcess | None = None
         self.legal_wanted = False
+        self.echo = None
 
     def add(self, name: str, ok: bool, detail: str = "", offending: str = "") -> bool:
         self.report.checks.append(Check(name, ok, detail, offending[:500]))
@@ -196,9 +198,31 @@ class _Checker:
             self.bot.close(quit_first=False)
 
     def full_game(self) -> None:
+        import threading
+        import time
+
         from ..referee import play_game
-        out = play_game({"seats": [{"name": "a", "cmd": self.argv}, {"name": "b", "cmd": self.argv}],
-                         "seed": self.seed, "sandbox": "none", "time_control": self.tc.to_json()})
+
+        echo = self.echo
+        done = threading.Event()
+        t0 = time.monotonic()
+
+        def tick() -> None:  # a slow bot's game can take half a minute: say it is still going
+            while not done.wait(5.0):
+                echo(f"check-bot: full game against itself: still playing after {time.monotonic() - t0:.0f} s")
+
+        ticker = None
+        if echo is not None:
+            echo("check-bot: playing a full game of the bot against itself")
+            ticker = threading.Thread(target=tick, daemon=True)
+            ticker.start()
+        try:
+            out = play_game({"seats": [{"name": "a", "cmd": self.argv}, {"name": "b", "cmd": self.argv}],
+                             "seed": self.seed, "sandbox": "none", "time_control": self.tc.to_json()})
+        finally:
+            done.set()
+            if ticker is not None:
+                ticker.join()
         faults = [dict(f, seat=i) for i, s in enumerate(out["seats"]) for f in s["faults"]]
         res = out["result"]
         if faults:
@@ -240,7 +264,38 @@ def _finish_position(seed: int) -> Game:
     return game
 
 
-def check_bot(argv: list[str], move_ms: int = 2000, startup_ms: int = 10000, seed: int = 1) -> Report:
-    """Run every conformance check on the bot started by ``argv``."""
+def check_bot(argv: list[str], move_ms: int = 2000, startup_ms: int = 10000, seed: int = 1,
+              echo=None) -> Report:
+    """Run every conformance check on the bot started by ``argv``; ``echo`` gets progress lines."""
     tc = TimeControl.from_json({"move_ms": move_ms, "startup_ms": startup_ms})
-    return _Checker(argv, tc, seed).run()
+    checker = _Checker(argv, tc, seed)
+    checker.echo = echo
+    return checker.run()
+
+
+class BotRefused(UsageError):
+    """A submitted bot failed the conformance check."""
+
+
+def require_conforming(argv: list[str], name: str, move_ms: int = 2000, startup_ms: int = 10000,
+                       echo=None) -> Report:
+    """Run :func:`check_bot` on a submission; raise :class:`BotRefused` with the first failure."""
+    report = check_bot(argv, move_ms=move_ms, startup_ms=startup_ms, echo=echo)
+    if not report.ok:
+        bad = next((c for c in report.checks if not c.ok), None)
+        why = f"{bad.name}: {bad.detail}" if bad else "no check could run"
+        if bad and bad.offending:
+            why += f" (offending message: {bad.offending[:200]})"
+        raise BotRefused(f"{name} ({' '.join(argv)}) failed the conformance check, {why}; "
+                         f"`arena check-bot -- {' '.join(argv)}` shows every check")
+    return report
+
+
+def check_commands(bots, move_ms: int = 2000, echo=None) -> None:
+    """``--check`` of ``arena run`` and ``arena match``: every bot given as a command line
+    (``BotEntry`` with ``cmd``) must pass :func:`check_bot`; the first that fails stops the run."""
+    for entry in bots:
+        if entry.cmd:
+            if echo is not None:
+                echo(f"check-bot: checking {entry.name}")
+            require_conforming(list(entry.cmd), entry.name, move_ms=max(move_ms, 2000), echo=echo)

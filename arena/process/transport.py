@@ -129,6 +129,9 @@ class LineTransport:
         self._err_thread: threading.Thread | None = None
         self._tail = bytearray()
         self.stderr_bytes = 0
+        self._log_lock = threading.Lock()
+        self._sink = None
+        self._kept = 0
         self.paused = False
         self.output_count = 0
         self._stat_fd = -1
@@ -163,13 +166,7 @@ class LineTransport:
 
     def _drain_stderr(self) -> None:
         fd = self.proc.stderr.fileno()
-        sink = None
-        if self.stderr_path is not None:
-            try:
-                sink = open(self.stderr_path, "ab")
-            except OSError:
-                sink = None
-        kept = 0
+        self.set_log(self.stderr_path, self.stderr_cap)
         try:
             while True:
                 try:
@@ -182,16 +179,34 @@ class LineTransport:
                 self._tail += chunk
                 if len(self._tail) > TAIL:
                     del self._tail[:-TAIL]
-                if sink is not None and kept < self.stderr_cap:
-                    part = chunk[: self.stderr_cap - kept]
-                    sink.write(part)
-                    kept += len(part)
-                    if kept >= self.stderr_cap:
-                        sink.write(b"\n[arena: stderr log cut at %d bytes]\n" % self.stderr_cap)
-                    sink.flush()
+                with self._log_lock:
+                    sink, cap = self._sink, self.stderr_cap
+                    if sink is not None and self._kept < cap:
+                        part = chunk[: cap - self._kept]
+                        sink.write(part)
+                        self._kept += len(part)
+                        if self._kept >= cap:
+                            sink.write(b"\n[arena: stderr log cut at %d bytes]\n" % cap)
+                        sink.flush()
         finally:
-            if sink is not None:
-                sink.close()
+            self.set_log(None, self.stderr_cap)
+
+    def set_log(self, path: str | Path | None, cap: int) -> None:
+        """From now on keep stderr in ``path`` (appended), at most ``cap`` bytes of it.
+
+        A reused process gets each game's own log this way; ``None`` stops keeping it."""
+        with self._log_lock:
+            if self._sink is not None:
+                self._sink.close()
+                self._sink = None
+            self.stderr_path = Path(path) if path else None
+            self.stderr_cap = cap
+            self._kept = 0
+            if path is not None:
+                try:
+                    self._sink = open(path, "ab")
+                except OSError:
+                    self._sink = None
 
     def stderr_tail(self, limit: int = 400) -> str:
         """The last bytes the bot wrote on stderr, decoded, for error messages."""

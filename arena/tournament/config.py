@@ -9,6 +9,7 @@ missing bot executable, an unknown variant or parameter, an impossible seat coun
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -19,7 +20,7 @@ from engine import EngineError, RuleSpec, compile_rules
 
 from .yamlsource import ConfigError, Source, load_with_lines
 
-FORMATS = ("round-robin", "gauntlet", "sprt")
+FORMATS = ("round-robin", "gauntlet", "sprt", "swiss")
 FAULT_POLICIES = ("forfeit", "random")
 SANDBOX_TIERS = ("none", "basic", "strict")
 EXECUTORS = ("local", "dask")
@@ -30,23 +31,26 @@ TOP_KEYS = {
     "rules": "variants and parameters",
     "seats": "seats per game, 1-4",
     "bots": "the bots",
-    "format": "round-robin, gauntlet or sprt",
+    "format": "round-robin, gauntlet, sprt or swiss",
     "rounds": "how many times every table is played (each time as a seat-rotated group)",
     "games": "how many games in all (rounded up to whole groups); for sprt, the most games",
     "seed": "the tournament's seed",
     "time_control": "move_ms, game_ms, increment_ms, startup_ms, grace_ms",
     "fault_policy": "forfeit or random",
-    "sandbox": "none, basic or strict",
+    "sandbox": "none, basic or strict, or {tier: strict, fallback: basic}",
     "concurrency": "games played at once",
     "executor": "local or dask, and how games are played",
     "output": "the output folder",
     "anchor": "the bot whose rating is 0",
     "replays": "write a replay file per game",
     "pause_idle": "pause bots while it is not their turn",
+    "fresh_process": "start every bot process anew for each game (default: processes are reused)",
+    "max_games_per_process": "games one bot process plays before it is replaced (default 100)",
+    "deals": "a deal book (JSON lines, `arena deals make`): group i plays deal i",
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
-FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"},
+FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"}, "swiss": set(),
                "sprt": {"candidate", "elo0", "elo1", "alpha", "beta"}}
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
 
@@ -82,7 +86,7 @@ class TournamentConfig:
     seed: int
     time_control: dict
     fault_policy: str
-    sandbox: str
+    sandbox: str | dict  # a tier, or {"tier": ..., "fallback": ...}
     concurrency: int
     executor: str
     address: str | None
@@ -91,14 +95,28 @@ class TournamentConfig:
     anchor: str | None
     replays: bool
     pause_idle: bool
+    fresh_process: bool = False
+    max_games_per_process: int = 100
+    deals: tuple = ()
+    deals_path: str | None = None
+
+    def deal_for(self, group: int) -> dict | None:
+        """The explicit deal of ``group`` from the deal book (cycled), or None (shuffled from the seed)."""
+        return self.deals[group % len(self.deals)] if self.deals else None
 
     def bot(self, name: str) -> BotEntry:
-        """The bot with display name ``name``."""
-        return next(b for b in self.bots if b.name == name)
+        """The bot with display name ``name`` (a dict look-up: fields of thousands of bots)."""
+        index = self.__dict__.get("_by_name")
+        if index is None:
+            index = {b.name: b for b in self.bots}
+            object.__setattr__(self, "_by_name", index)
+        return index[name]
 
-    def with_overrides(self, output=None, concurrency=None, dask=None, play=None) -> "TournamentConfig":
-        """The config with command-line overrides applied."""
+    def with_overrides(self, output=None, concurrency=None, dask=None, play=None, deals=None) -> "TournamentConfig":
+        """The config with command-line overrides applied (``deals``: a deal book's path)."""
         cfg = self
+        if deals is not None:
+            cfg = replace(cfg, deals=read_book(deals, cfg.rules, cfg.seats), deals_path=str(Path(deals).resolve()))
         if output is not None:
             cfg = replace(cfg, output=Path(output))
         if concurrency is not None:
@@ -114,7 +132,8 @@ class TournamentConfig:
         return {"name": self.name, "rules": self.rules.to_json(), "seats": self.seats,
                 "bots": [[b.name, b.bot, list(b.cmd) if b.cmd else None] for b in self.bots],
                 "format": self.format, "format_options": self.format_options,
-                "rounds": self.rounds, "games": self.games, "seed": self.seed}
+                "rounds": self.rounds, "games": self.games, "seed": self.seed,
+                **({"deals": _digest(self.deals)} if self.deals else {})}
 
 
 def load_config(path) -> TournamentConfig:
@@ -151,12 +170,22 @@ def validate(src: Source) -> TournamentConfig:
         raise src.error(("games",), "give either 'rounds' or 'games', not both")
     if fmt == "sprt" and rounds is not None:
         raise src.error(("rounds",), "an sprt runs until the test decides: give 'games' as the most games, not 'rounds'")
+    if fmt == "swiss":
+        if games is not None:
+            raise src.error(("games",), "a swiss tournament is played in rounds: give 'rounds', not 'games'")
+        most = len(bots) - 1 if len(bots) % 2 == 0 else len(bots)
+        if rounds is None:
+            rounds = min(most, max(1, math.ceil(math.log2(len(bots)))))
+        elif rounds > most:
+            raise src.error(("rounds",), f"{len(bots)} bots can play at most {most} swiss rounds without a repeat "
+                            f"pairing, not {rounds}")
     if rounds is None and games is None:
         rounds, games = (None, 20000) if fmt == "sprt" else (1, None)
+    _check_size(src, fmt, len(bots), seats, rounds, games)
     seed = _int(src, ("seed",), doc.get("seed", 0), 0)
     tc = _time_control(src, doc.get("time_control"))
     fault = _choice(src, ("fault_policy",), doc.get("fault_policy", "forfeit"), FAULT_POLICIES)
-    sandbox = _choice(src, ("sandbox",), doc.get("sandbox", "basic"), SANDBOX_TIERS)
+    sandbox = _sandbox(src, doc.get("sandbox", "basic"))
     conc = _int(src, ("concurrency",), doc.get("concurrency", os.cpu_count() or 1), 1)
     if play == "inprocess":
         for i, b in enumerate(bots):
@@ -172,9 +201,78 @@ def validate(src: Source) -> TournamentConfig:
             raise src.error(("anchor",), f"no bot named {anchor!r} (bots: {', '.join(b.name for b in bots)})")
     replays = _bool(src, ("replays",), doc.get("replays", True))
     pause_idle = _bool(src, ("pause_idle",), doc.get("pause_idle", False))
+    fresh = _bool(src, ("fresh_process",), doc.get("fresh_process", False))
+    per_process = _int(src, ("max_games_per_process",), doc.get("max_games_per_process", 100), 1)
+    deals_path, deals = deal_book(src, doc.get("deals"), rules, seats)
     return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
                             tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
-                            pause_idle)
+                            pause_idle, fresh, per_process, deals, deals_path)
+
+
+#: the most games a tournament file may schedule, per core of this machine: beyond, a run
+#: would take months (games last tens of milliseconds in-process, seconds with real bots)
+MAX_GAMES_PER_CORE = 1_000_000
+
+
+def max_games() -> int:
+    """The most games a tournament may schedule on this machine."""
+    return MAX_GAMES_PER_CORE * (os.cpu_count() or 1)
+
+
+def _check_size(src, fmt: str, bots: int, seats: int, rounds: int | None, games: int | None) -> None:
+    """Refuse a schedule whose game count is absurd for this machine, with the count."""
+    if games is not None:
+        count, how = -(-games // seats) * seats, "'games' asks for"
+    else:
+        tables = {"round-robin": math.comb(bots, seats), "gauntlet": math.comb(bots - 1, seats - 1),
+                  "swiss": 0}.get(fmt, 1) if seats > 1 else bots
+        if fmt == "swiss":
+            tables = bots // seats
+        count = rounds * tables * seats
+        how = f"this {fmt} has {tables:,} table{'s' if tables != 1 else ''} x {seats} seats x {rounds} round{'s' if rounds != 1 else ''} ="
+    limit = max_games()
+    if count > limit:
+        hint = {"round-robin": "use format gauntlet (one bot against the field) or swiss (a few rounds paired "
+                               "by score), or a league (`arena league`)",
+                "gauntlet": "give 'games' to play a sample of its tables, or use fewer seats"}.get(fmt, "lower it")
+        raise src.error(("games",) if games is not None else ("rounds",) if fmt == "swiss" else ("format",),
+                        f"{how} {count:,} games, more than this machine can play (at most {limit:,}: "
+                        f"{MAX_GAMES_PER_CORE:,} per core); {hint}")
+
+
+def _digest(deals) -> str:
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(list(deals), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def deal_book(src, value, rules: RuleSpec, seats: int, path: tuple = ("deals",)) -> tuple[str | None, tuple]:
+    """The ``deals`` field: a deal book's path (beside the file, else from the working folder),
+    read and checked against ``rules``; its errors name the book's line."""
+    if value is None:
+        return None, ()
+    from engine.errors import DealError
+
+    text = _str(src, path, value)
+    book = Path(text)
+    if not book.is_absolute():
+        beside = src.path.parent / book
+        book = beside if beside.exists() else Path.cwd() / book
+    if not book.is_file():
+        raise src.error(path, f"the deal book {text!r} was not found")
+    try:
+        deals = read_book(book, rules, seats)
+    except DealError as exc:
+        raise src.error(path, str(exc)) from None
+    return str(book.resolve()), deals
+
+
+def read_book(path, rules: RuleSpec, seats: int) -> tuple:
+    """A deal book checked against ``rules`` at ``seats``; :class:`~engine.errors.DealError` names the line."""
+    from engine.deal import load_book
+
+    return tuple(load_book(Path(path), compile_rules(rules, seats)))
 
 
 def _type_name(value) -> str:
@@ -213,6 +311,21 @@ def _choice(src, path, value, choices) -> str:
     if value not in choices:
         raise src.error(path, f"{value!r} is not one of {', '.join(choices)}")
     return value
+
+
+def _sandbox(src, value) -> str | dict:
+    """``sandbox: strict`` or ``sandbox: {tier: strict, fallback: basic}`` (play basic where
+    strict cannot run; each game's record says which tier it had)."""
+    if not isinstance(value, dict):
+        return _choice(src, ("sandbox",), value, SANDBOX_TIERS)
+    obj = _mapping(src, ("sandbox",), value, {"tier", "fallback"})
+    if "tier" not in obj:
+        raise src.error(("sandbox",), "a sandbox mapping needs 'tier' (and may name a 'fallback' tier)")
+    tier = _choice(src, ("sandbox", "tier"), obj["tier"], SANDBOX_TIERS)
+    fallback = obj.get("fallback")
+    if fallback is None:
+        return tier
+    return {"tier": tier, "fallback": _choice(src, ("sandbox", "fallback"), fallback, SANDBOX_TIERS)}
 
 
 def _mapping(src, path, value, keys) -> dict:
@@ -266,8 +379,10 @@ def registered_bots(play: str) -> list[str]:
 def _bots(src, value, play: str) -> list[BotEntry]:
     if not isinstance(value, list) or not value:
         raise src.error(("bots",), "expected a non-empty list of bots")
-    known = registered_bots(play)
+    known = set(registered_bots(play))
     out: list[BotEntry] = []
+    taken: set[str] = set()
+    which: dict[str, str | None] = {}
     for i, item in enumerate(value):
         path = ("bots", i)
         if isinstance(item, str):
@@ -279,21 +394,22 @@ def _bots(src, value, play: str) -> list[BotEntry]:
         if "bot" in item:
             bot = _str(src, path + ("bot",), item["bot"])
             if bot not in known:
-                raise src.error(path + ("bot",), f"unknown bot {bot!r} (registered bots: {', '.join(known)})")
+                raise src.error(path + ("bot",), f"unknown bot {bot!r} (registered bots: {', '.join(sorted(known))})")
             entry = BotEntry(item.get("name", bot), bot, None, dict(options))
         else:
-            argv = _command(src, path + ("cmd",), item["cmd"])
+            argv = _command(src, path + ("cmd",), item["cmd"], which)
             entry = BotEntry(item.get("name", Path(argv[-1] if len(argv) > 1 else argv[0]).stem), None,
                              tuple(argv), dict(options))
         _str(src, path + ("name",), entry.name)
-        if any(b.name == entry.name for b in out):
+        if entry.name in taken:
             raise src.error(path + ("name",) if "name" in item else path,
                             f"two bots are named {entry.name!r}; give each a distinct 'name'")
+        taken.add(entry.name)
         out.append(entry)
     return out
 
 
-def _command(src, path, value) -> list[str]:
+def _command(src, path, value, which: dict | None = None) -> list[str]:
     if isinstance(value, str):
         try:
             argv = shlex.split(value)
@@ -313,9 +429,13 @@ def _command(src, path, value) -> list[str]:
             candidate = beside if beside.exists() else Path.cwd() / candidate
         if not candidate.is_file() or not os.access(candidate, os.X_OK):
             raise src.error(path, f"the bot executable {exe!r} was not found or is not executable")
-        argv[0] = str(candidate.resolve())
+        argv[0] = os.path.abspath(candidate)  # not resolve(): a venv's python is a symlink to the base one
     else:
-        found = shutil.which(exe)
+        if which is None:
+            which = {}
+        if exe not in which:  # one PATH search per program, not per bot
+            which[exe] = shutil.which(exe)
+        found = which[exe]
         if found is None:
             raise src.error(path, f"the bot executable {exe!r} was not found on the PATH")
         argv[0] = found
@@ -335,7 +455,12 @@ def _format(src, value, bots, seats) -> tuple[str, dict]:
         if fmt != "round-robin":
             raise src.error(("format", "type"), "a solo tournament (seats: 1) is a round-robin of bots against the automaton")
         return fmt, opts
-    if fmt == "round-robin":
+    if fmt == "swiss":
+        if seats != 2:
+            raise src.error(("seats",), f"swiss pairs bots two by two: give seats: 2, not {seats}")
+        if len(bots) < 2:
+            raise src.error(("bots",), "a swiss tournament needs at least 2 bots")
+    elif fmt == "round-robin":
         if len(bots) < seats:
             raise src.error(("seats",), f"{seats} seats need at least {seats} bots for a round robin, got {len(bots)}")
     elif fmt == "gauntlet":

@@ -17,6 +17,7 @@ from typing import Callable, Iterator
 
 from ..errors import ArenaError, UsageError
 from .executors import GameFailed, _describe, count_loss, execute
+from .schedule import WAIT
 
 
 class DaskExecutor:
@@ -71,7 +72,7 @@ class DaskExecutor:
         def fill():
             while len(inflight) < limit and not stop():
                 task = retry.popleft() if retry else next(tasks, None)
-                if task is None:
+                if task is None or task is WAIT:  # WAIT: the next games need results still in flight
                     return
                 fut = client.submit(execute, payload(task), key=f"game-{task.key}-{attempts.get(task.key, 0)}",
                                     pure=False)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import socket
 import time
 from collections import deque
@@ -29,6 +30,7 @@ import selectors
 from typing import Callable, Iterator
 
 from ..errors import ArenaError
+from .schedule import WAIT
 
 MAX_ATTEMPTS = 3
 
@@ -52,20 +54,25 @@ def count_loss(task, attempts: dict) -> WorkerLost | None:
     return None
 
 
-def execute(payload: dict) -> dict:
+def execute(payload: dict, pool=None) -> dict:
     """Worker side: play one game with the payload's game function.
+
+    ``pool`` is the worker's :class:`~arena.process.pool.ProcessPool`: games of the referee
+    (bot processes) take their bots' live processes from it and give them back.
 
     Returns ``{outcome, worker, cpu_s, wall_s}``: the CPU and wall time of the game function
     call, everything it does included (freeing the game and the bots' memory too), which is
     what the runner's overhead is measured against."""
     fn = payload.get("game_fn")
+    args = ()
     if fn is None:
         if payload.get("play") == "inprocess":
             from .inprocess import play_inprocess as fn
         else:
             from ..referee import play_game as fn
+            args = (pool,)
     wall, cpu = time.perf_counter(), time.process_time()
-    outcome = fn(payload["request"])
+    outcome = fn(payload["request"], *args)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if log.isEnabledFor(logging.DEBUG):
         log.debug("game %s played: ranking %s, %.3f s", payload.get("key"), outcome["result"]["ranking"],
@@ -85,25 +92,41 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+def _on_term(signum, frame) -> None:
+    raise SystemExit(0)
+
+
 def _worker_main(conn, initializer) -> None:
-    """A worker process: play the games that arrive on ``conn`` until told to stop."""
+    """A worker process: play the games that arrive on ``conn`` until told to stop.
+
+    It keeps a :class:`~arena.process.pool.ProcessPool` of live bot processes for its
+    lifetime and closes it when it ends -- told to stop, its pipe closed, or SIGTERM (how
+    the coordinator stops a worker in the middle of a game) -- so no bot outlives it."""
+    from ..process.pool import ProcessPool
+
     global _WORKER
     _WORKER = _worker_name()
+    signal.signal(signal.SIGTERM, _on_term)
     if initializer is not None:
         initializer()
-    while True:
-        try:
-            payload = conn.recv()
-        except (EOFError, OSError):
-            return
-        if payload is None:
-            return
-        try:
-            conn.send(("ok", execute(payload)))
-        except ArenaError as exc:  # a bad request: the runner stops the tournament
-            conn.send(("bad-request", str(exc)))
-        except Exception as exc:  # the game function failed: reported, the run goes on
-            conn.send(("failed", _describe(exc)))
+    pool = ProcessPool()
+    try:
+        while True:
+            try:
+                payload = conn.recv()
+            except (EOFError, OSError):
+                return
+            if payload is None:
+                return
+            try:
+                conn.send(("ok", execute(payload, pool)))
+            except ArenaError as exc:  # a bad request: the runner stops the tournament
+                conn.send(("bad-request", str(exc)))
+            except Exception as exc:  # the game function failed: reported, the run goes on
+                conn.send(("failed", _describe(exc)))
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        pool.close()
 
 
 class _Worker:
@@ -115,10 +138,11 @@ class _Worker:
         self.tasks: deque = deque()
 
     def stop(self, kill: bool, wait: bool = True) -> None:
-        """Ask the worker to exit after its games (or kill it); ``wait`` for it to end."""
+        """Ask the worker to exit after its games (or stop it now: SIGTERM, so it closes its
+        bot processes, then SIGKILL in :meth:`join`); ``wait`` for it to end."""
         try:
             if kill:
-                self.proc.kill()
+                self.proc.terminate()
             else:
                 self.conn.send(None)
         except (OSError, ValueError):
@@ -127,8 +151,11 @@ class _Worker:
             self.join(kill)
 
     def join(self, kill: bool) -> None:
-        """Wait for the worker process to end and close its pipe."""
+        """Wait for the worker process to end (a stopped one: 5 s, then SIGKILL); close its pipe."""
         self.proc.join(timeout=None if not kill else 5)
+        if kill and self.proc.exitcode is None:
+            self.proc.kill()
+            self.proc.join(5)
         self.conn.close()
 
 
@@ -190,7 +217,7 @@ class LocalExecutor:
         """Keep ``queued`` games in flight on ``w`` (retried games first)."""
         while len(w.tasks) < self.queued and not stop():
             task = retry.popleft() if retry else next(tasks, None)
-            if task is None:
+            if task is None or task is WAIT:  # WAIT: the next games need results still in flight
                 return
             w.tasks.append(task)
             try:

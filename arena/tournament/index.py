@@ -88,7 +88,7 @@ def render_index(rep: dict, games: list[dict], links: dict[str, list[tuple[str, 
     for i, r in enumerate(rep["standings"], 1):
         elo = f"{r['elo']:+.1f}" if "elo" in r else "-"
         ci = f"[{r['elo_ci'][0]:+.1f}, {r['elo_ci'][1]:+.1f}]" if "elo_ci" in r else "-"
-        parts.append(f"<tr data-bot=\"{e(r['bot'])}\"><td>{i}</td><td class=\"left\">{e(r['bot'])}</td><td>{r['games']}</td>"
+        parts.append(f"<tr data-bot=\"{e(r['bot'])}\"><td>{i}</td><td class=\"left\">{e(r.get('label', r['bot']))}</td><td>{r['games']}</td>"
                      f"<td>{r['points_per_game']:.3f}</td><td>{r['mean_score']:.2f}</td><td>{r['mean_rank']:.2f}</td>"
                      f"<td>{r['wins']}</td><td{FAULT_ATTR if r['faults'] else ''}>{r['faults']}</td>"
                      f"<td>{elo}</td><td>{ci}</td></tr>")

@@ -9,9 +9,13 @@ result does not depend on the order in which games finished) and shown on the El
 (``400 / ln 10`` per unit), with the anchor bot at 0.
 
 A weak prior of ``prior`` virtual draws between every pair of bots that met keeps the fit
-finite when one bot won every game. Intervals: at two seats from the observed information
-(the inverse Hessian), and at three or four seats from a bootstrap over seat-rotated groups
-(which keeps the correlation between the games of one deal). The likelihood of superiority
+finite when one bot won every game. Intervals come from a bootstrap over seat-rotated groups
+at every seat count, two included: the games of one deal are correlated (a bot that wins a
+deal from one seat tends to win it from the other), so the group, not the game, is the
+independent unit -- treating the two games of a pair as independent gives intervals that
+are too narrow (they covered the truth 88% of the time instead of 95% when one bot tends
+to win both games of a pair). ``bootstrap=0`` asks for the observed-information (inverse
+Hessian) intervals instead, which are right only when games are independent. The likelihood of superiority
 ``los[a][b]`` is the probability that a is stronger than b.
 """
 
@@ -125,8 +129,9 @@ def fit_ratings(games: list[dict], anchor: str | None = None, prior: float = 1.0
                 bootstrap: int | None = None, seed: int = 0) -> Ratings | None:
     """Fit ratings on ``games`` (``{"group", "seats": [{"bot", "rank"}]}``); None if no bot met another.
 
-    ``bootstrap``: resamples of groups for the intervals (default: 0 at two seats, where the
-    Hessian gives them, and 100 at three or four).
+    ``bootstrap``: resamples of groups for the intervals (default 200 at two seats, where a
+    fit is cheap, and 100 at three or four); 0 for the inverse-Hessian intervals, which
+    treat games as independent.
     """
     games = [g for g in games if len(g["seats"]) >= 2 and len({x["bot"] for x in g["seats"]}) >= 2]
     if not games:
@@ -145,14 +150,15 @@ def fit_ratings(games: list[dict], anchor: str | None = None, prior: float = 1.0
     elo = s * ELO
     seats = max(len(g["seats"]) for g in games)
     if bootstrap is None:
-        bootstrap = 0 if seats == 2 else 100
+        bootstrap = 200 if seats == 2 else 100
+    free = [i for i in range(len(bots)) if i != a]
+    cov = np.zeros((len(bots), len(bots)))
+    info = model.hess(s)[np.ix_(free, free)] + 1e-9 * np.eye(len(free))
+    cov[np.ix_(free, free)] = np.linalg.inv(info) * ELO ** 2
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    hessian_ci = {b: (float(elo[i] - 1.96 * se[i]), float(elo[i] + 1.96 * se[i])) for b, i in index.items()}
     if bootstrap <= 0:
-        free = [i for i in range(len(bots)) if i != a]
-        cov = np.zeros((len(bots), len(bots)))
-        info = model.hess(s)[np.ix_(free, free)] + 1e-9 * np.eye(len(free))
-        cov[np.ix_(free, free)] = np.linalg.inv(info) * ELO ** 2
-        se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-        ci = {b: (float(elo[i] - 1.96 * se[i]), float(elo[i] + 1.96 * se[i])) for b, i in index.items()}
+        ci = hessian_ci
         los = {}
         for b, i in index.items():
             los[b] = {}
@@ -164,10 +170,14 @@ def fit_ratings(games: list[dict], anchor: str | None = None, prior: float = 1.0
     else:
         samples = _bootstrap(games, index, a, prior, pairs, bootstrap, seed, s) * ELO
         lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
-        ci = {b: (float(lo[i]), float(hi[i])) for b, i in index.items()}
+        # when every group ended alike (a clean sweep) every resample is the same and the
+        # percentiles collapse to a point; the observed information still knows the spread
+        spread = samples.max(axis=0) - samples.min(axis=0)
+        ci = {b: hessian_ci[b] if spread[i] < 1e-9 and i != a else (float(lo[i]), float(hi[i]))
+              for b, i in index.items()}
         los = {b: {c: float(np.mean(samples[:, i] > samples[:, j]) + 0.5 * np.mean(samples[:, i] == samples[:, j]))
                    for c, j in index.items() if c != b} for b, i in index.items()}
-        method = f"{'bradley-terry' if seats == 2 else 'plackett-luce'}, bootstrap x{bootstrap}"
+        method = f"{'bradley-terry' if seats == 2 else 'plackett-luce'}, bootstrap x{bootstrap} over groups"
     return Ratings(bots, {b: float(elo[i]) for b, i in index.items()}, ci, los, anchor, method, len(games))
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ArenaError
+from ..process.sandbox import sweep_stale
 from .config import TournamentConfig
 from .executors import LocalExecutor, WorkerLost
 from .schedule import GameTask, schedule, total_games
@@ -51,10 +52,11 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
         label = name if seen[name] == 1 else f"{name}#{seen[name]}"
         seats.append(cfg.bot(name).seat_request(label))
     replay = output / "replays" / f"{task.group:06d}-{task.rotation}.json" if cfg.replays else None
-    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": None,
+    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": cfg.deal_for(task.group),
             "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
             "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
-            "log_dir": str(output / "logs")}
+            "log_dir": str(output / "logs"), "fresh_process": cfg.fresh_process,
+            "max_games_per_process": cfg.max_games_per_process}
 
 
 def _die_with_parent() -> None:
@@ -111,17 +113,20 @@ class _Live:
 
 
 def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, executor=None,
-                   progress: bool = True, echo: Callable[[str], None] | None = None) -> dict:
+                   progress: bool = True, echo: Callable[[str], None] | None = None,
+                   on_game: Callable[[GameTask, dict], None] | None = None) -> dict:
     """Play (or continue) the tournament ``cfg``; returns a summary of this run.
 
     ``game_fn`` replaces the game function (default: :func:`arena.referee.play_game`, or
     the in-process policies when the file says ``play: inprocess``); ``executor`` replaces
-    the one the file names (tests pass a Dask client's executor).
+    the one the file names (tests pass a Dask client's executor); ``on_game(task, outcome)``
+    is called after each game is stored (``arena match`` prints live results with it).
     """
     from tqdm import tqdm
 
     echo = echo or (lambda text: tqdm.write(text, file=sys.stderr))
     output = Path(cfg.output).resolve()
+    sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
     store = Store.open(output, cfg.fingerprint())
     store.set_meta("config", json.dumps(config_json(cfg), sort_keys=True))
     (output / "logs").mkdir(exist_ok=True)
@@ -152,7 +157,14 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         log.warning("%s: %s", detail, ", ".join(keys))
         echo(f"arena: {detail} (games {', '.join(keys)})")
 
-    pending = (t for t in schedule(cfg) if t.key not in done)
+    ready_seen: set[str] = set()
+    plan = None
+    if cfg.format == "swiss":  # round k+1 is paired from the stored results of round k
+        from .swiss import SwissPlan
+        plan = SwissPlan(cfg, stored_games)
+        pending = plan.tasks()
+    else:
+        pending = (t for t in schedule(cfg) if t.key not in done)
     bar = tqdm(total=scheduled, initial=len(done), unit="game", disable=not progress, file=sys.stderr,
                dynamic_ncols=True, smoothing=0.1)
     bar.set_postfix_str(live.line())
@@ -168,16 +180,25 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                 kind = "worker-died" if isinstance(reply, WorkerLost) else "game-failed"
                 store.add_event(kind, f"{task.key}: {reply}")
                 log.error("game %s not played: %s", task.key, reply)
+                if plan is not None:
+                    plan.lost(task)
                 echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
                 continue
             outcome = reply["outcome"]
-            if not store.record_game(task, outcome, reply.get("worker", "")):
+            recorded = store.record_game(task, outcome, reply.get("worker", ""))
+            if plan is not None:
+                plan.stored(task, outcome["result"]["ranking"])
+            if not recorded:
                 summary["duplicates"] += 1
                 continue
             summary["played"] += 1
             summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
             summary["game_wall_s"] += reply.get("wall_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
+            _append_line(output / "games.jsonl", task, outcome)
+            _remember_ready(store, task, outcome, ready_seen)
+            if on_game is not None:
+                on_game(task, outcome)
             bar.update(1)
             if progress and time.perf_counter() >= shown + 0.2:  # the live line, a few times a second
                 shown = time.perf_counter()
@@ -198,8 +219,36 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         summary["elapsed_s"] = time.perf_counter() - t0
         summary["stored"] = store.count()
         summary["sprt"] = live.sprt()
+        if plan is not None:
+            summary["swiss"] = {"rounds_paired": len(plan.pairings), "rounds": plan.rounds,
+                                "repeat_pairings": plan.repeats}
+            store.set_meta("swiss", json.dumps({"pairings": plan.pairings, "byes": [
+                None if b is None else plan.names[b] for b in plan.bye_of], "standings": plan.standings()}))
         store.close()
     return summary
+
+
+def _remember_ready(store: Store, task: GameTask, outcome: dict, seen: set[str]) -> None:
+    """Keep the name and version each bot sent in ``ready`` (``meta`` key ``ready:BOT``), so
+    standings and the index name a command-line bot as it names itself."""
+    for bot, seat in zip(task.bots, outcome.get("seats") or []):
+        ready = seat.get("bot") if isinstance(seat, dict) else None
+        if bot in seen or not isinstance(ready, dict) or not ready.get("name"):
+            continue
+        seen.add(bot)
+        store.set_meta(f"ready:{bot}", json.dumps({"name": ready["name"], "version": ready.get("version")}))
+
+
+def _append_line(path: Path, task: GameTask, outcome: dict) -> None:
+    """``games.jsonl``: one line per stored game, appended as it is stored, for tools that
+    follow a run (``tail -f``); the database stays the record."""
+    res = outcome["result"]
+    line = {"key": task.key, "group": task.group, "rotation": task.rotation, "seed": task.seed,
+            "bots": list(task.bots), "ranking": res.get("ranking"), "scores": res.get("scores"),
+            "rounds": res.get("rounds"), "adjudicated": bool(res.get("adjudicated")),
+            "duration_s": outcome.get("duration_s"), "replay": outcome.get("replay_path")}
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line, sort_keys=True) + "\n")
 
 
 class _LogFile(logging.FileHandler):

@@ -8,11 +8,15 @@ resumed run plays the schedule minus the stored keys.
 
 Tables come from one *cycle* per round: round robin -- every set of N bots (every pair at
 two seats); gauntlet -- the hero with every set of N-1 bots of the field; sprt -- the
-candidate with N-1 seats of the baseline. Within a cycle tables are ordered greedily so
-that any prefix keeps the number of meetings of every pair of bots as even as possible
-(which matters when ``games`` cuts a cycle short: a full cycle is exactly even, a
-prefix stays within a couple of meetings). At three and four seats the seat order
-of each table is shuffled by the group's seed, so no bot always moves right after another.
+candidate with N-1 seats of the baseline. (Swiss pairs round by round from the results:
+:mod:`arena.tournament.swiss`.) Within a cycle tables are ordered so that any prefix keeps
+the bots' tables and the pair meetings as even as possible (which matters when ``games``
+cuts a cycle short): pairs by the circle method (every bot once per round), small cycles
+of three or four seats greedily, big ones by a stride through the subsets. A cycle is
+never listed: ``tables[i]`` is computed when group ``i`` is scheduled, so the schedule
+of a field of thousands starts at once and costs memory for nothing but the group in
+hand. At three and four seats the seat order of each table is shuffled by the group's
+seed, so no bot always moves right after another.
 """
 
 from __future__ import annotations
@@ -49,26 +53,168 @@ def game_key(name: str, group: int, rotation: int, seed: int) -> str:
     return f"{name}:{group}:{rotation}:{seed}"
 
 
-def cycle(cfg: TournamentConfig) -> list[tuple[str, ...]]:
-    """The tables of one round, in a prefix-balanced order."""
+#: at most this many tables are ordered by the greedy :func:`balanced_order` (quadratic);
+#: bigger cycles of three or four seats use the strided order of :class:`Strided`
+GREEDY_TABLES = 200
+
+
+class Tables:
+    """The tables of one cycle, computed on demand: ``len(tables)`` and ``tables[i]`` cost
+    O(seats) or O(seats log n), never a list of the whole cycle."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def __getitem__(self, i: int) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+class Listed(Tables):
+    """A small cycle, held as a list."""
+
+    def __init__(self, tables: list[tuple[str, ...]]):
+        self.tables = tables
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def __getitem__(self, i: int) -> tuple[str, ...]:
+        return self.tables[i]
+
+
+class Circle(Tables):
+    """Every pair of ``names`` once, by the circle method (Berger tables), each table
+    prefixed by ``head`` (a gauntlet's hero). The cycle is ``n - 1`` rounds (``n`` for an
+    odd count, one bot sitting out each round) in which every bot plays once, so any
+    prefix of whole rounds gives every bot the same number of tables and no pair meets
+    twice."""
+
+    def __init__(self, names: list[str], head: tuple[str, ...] = ()):
+        self.names = names
+        self.head = head
+        n = len(names)
+        self.odd = n % 2
+        self.m = n + self.odd  # with a stand-in when odd: the fixed element, whose partner sits out
+        self.per_round = n // 2
+
+    def __len__(self) -> int:
+        n = len(self.names)
+        return n * (n - 1) // 2
+
+    def __getitem__(self, i: int) -> tuple[str, ...]:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        r, j = divmod(i, self.per_round)
+        j += self.odd  # position 0 pairs the fixed element: the stand-in when odd
+        k = self.m - 1
+        if j == 0:
+            a, b = k, r
+        else:
+            a, b = (r + j) % k, (r - j) % k
+        a, b = min(a, b), max(a, b)
+        return self.head + (self.names[a], self.names[b])
+
+
+class Strided(Tables):
+    """Every ``k``-subset of ``names`` once (prefixed by ``head``), visited in a stride
+    through their colex ranks: rank ``(i * stride) mod C(n, k)`` with the stride near
+    ``C(n, k)`` divided by the golden ratio and coprime to it, which spreads the bots of
+    any prefix evenly without listing the subsets (an unranking costs O(k log n))."""
+
+    def __init__(self, names: list[str], k: int, head: tuple[str, ...] = ()):
+        self.names = names
+        self.k = k
+        self.head = head
+        self.total = math.comb(len(names), k)
+        stride = max(1, int(self.total / 1.6180339887))
+        while math.gcd(stride, self.total) != 1:
+            stride += 1
+        self.stride = stride
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __getitem__(self, i: int) -> tuple[str, ...]:
+        if not 0 <= i < self.total:
+            raise IndexError(i)
+        rank = (i * self.stride) % self.total
+        out = []
+        hi = len(self.names)
+        for size in range(self.k, 0, -1):  # the largest c < hi with C(c, size) <= rank
+            lo_c, hi_c = size - 1, hi - 1
+            while lo_c < hi_c:
+                mid = (lo_c + hi_c + 1) // 2
+                if math.comb(mid, size) <= rank:
+                    lo_c = mid
+                else:
+                    hi_c = mid - 1
+            out.append(lo_c)
+            rank -= math.comb(lo_c, size)
+            hi = lo_c
+        return self.head + tuple(self.names[c] for c in reversed(out))
+
+
+def subsets(names: list[str], k: int, head: tuple[str, ...] = ()) -> Tables:
+    """Every ``k``-subset of ``names`` (prefixed by ``head``), in a prefix-balanced order."""
+    if k == 1:
+        return Listed([head + (x,) for x in names]) if len(names) <= GREEDY_TABLES else _Single(names, head)
+    if k == 2:
+        return Circle(names, head)
+    if math.comb(len(names), k) <= GREEDY_TABLES:
+        return Listed(balanced_order([head + c for c in itertools.combinations(names, k)]))
+    return Strided(names, k, head)
+
+
+class _Single(Tables):
+    def __init__(self, names: list[str], head: tuple[str, ...]):
+        self.names, self.head = names, head
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, i: int) -> tuple[str, ...]:
+        return self.head + (self.names[i],)
+
+
+def cycle(cfg: TournamentConfig) -> Tables:
+    """The tables of one round, in a prefix-balanced order, computed on demand."""
     names = [b.name for b in cfg.bots]
     n = cfg.seats
     if n == 1:
-        return [(name,) for name in names]
+        return _Single(names, ())
     if cfg.format == "round-robin":
-        tables = list(itertools.combinations(names, n))
-    elif cfg.format == "gauntlet":
+        return subsets(names, n)
+    if cfg.format == "swiss":
+        raise ValueError("a swiss schedule depends on results: use arena.tournament.swiss.SwissPlan")
+    if cfg.format == "gauntlet":
         hero = cfg.format_options["hero"]
         field = [x for x in names if x != hero]
-        tables = [(hero,) + combo for combo in itertools.combinations(field, n - 1)]
-    else:
-        opts = cfg.format_options
-        tables = [(opts["candidate"],) + (opts["baseline"],) * (n - 1)]
-    return balanced_order(tables)
+        return subsets(field, n - 1, (hero,))
+    opts = cfg.format_options
+    return Listed([(opts["candidate"],) + (opts["baseline"],) * (n - 1)])
+
+
+def cycle_length(cfg: TournamentConfig) -> int:
+    """How many tables one cycle holds, from a formula (nothing is listed)."""
+    bots = len(cfg.bots)
+    n = cfg.seats
+    if n == 1:
+        return bots
+    if cfg.format == "swiss":
+        return bots // 2  # tables per round
+    if cfg.format == "round-robin":
+        return math.comb(bots, n)
+    if cfg.format == "gauntlet":
+        return math.comb(bots - 1, n - 1)
+    return 1
 
 
 def balanced_order(tables: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
-    """Order ``tables`` so that every prefix spreads the pair meetings as evenly as possible."""
+    """Order ``tables`` so that every prefix spreads the pair meetings as evenly as possible
+    (greedy and quadratic: for small cycles only, see :data:`GREEDY_TABLES`)."""
     met: dict[frozenset, int] = {}
     seen: dict[str, int] = {}
     left = list(tables)
@@ -90,7 +236,7 @@ def balanced_order(tables: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
 def group_count(cfg: TournamentConfig) -> int:
     """How many groups the schedule holds (for sprt: the most it may play)."""
     if cfg.rounds is not None:
-        return cfg.rounds * len(cycle(cfg))
+        return cfg.rounds * cycle_length(cfg)
     return math.ceil(cfg.games / cfg.seats)
 
 
@@ -99,7 +245,7 @@ def total_games(cfg: TournamentConfig) -> int:
     return group_count(cfg) * cfg.seats
 
 
-def group_table(cfg: TournamentConfig, tables: list[tuple[str, ...]], group: int) -> tuple[str, ...]:
+def group_table(cfg: TournamentConfig, tables: Tables, group: int) -> tuple[str, ...]:
     """The table of ``group`` in seat order of rotation 0."""
     table = tables[group % len(tables)]
     if cfg.seats >= 3:
@@ -124,3 +270,15 @@ def schedule(cfg: TournamentConfig, start_group: int = 0) -> Iterator[GameTask]:
         table = group_table(cfg, tables, group)
         for rotation in range(cfg.seats):
             yield GameTask(game_key(cfg.name, group, rotation, seed), group, rotation, seed, rotate(table, rotation))
+
+
+class _Wait:
+    """What a lazy schedule yields when its next games depend on games still in flight."""
+
+    def __repr__(self) -> str:
+        return "WAIT"
+
+
+#: yielded by a schedule (Swiss) whose next round needs the results of the current one:
+#: an executor then feeds no more games until one finishes, and asks again
+WAIT = _Wait()

@@ -6,14 +6,19 @@ fraction of the other seats it ranks above (a shared place counts a half); a gro
 pentanomial pair score 0, 1/4, 1/2, 3/4, 1. Under Plackett-Luce the candidate ranks above
 each baseline seat with probability ``mu(elo) = 1 / (1 + 10^(-elo/400))`` (Luce's choice
 axiom), so ``E[x] = mu(elo)`` at every seat count. Groups are independent and identically
-distributed; the generalized SPRT with a normal approximation of the group score gives
+distributed, so the test is fishtest's generalized SPRT on the distribution of group scores:
 
-    LLR = n (mu1 - mu0) (2 xbar - mu0 - mu1) / (2 var)
+    LLR = n * sum_i p_i * log(p1_i / p0_i)
 
-with ``var`` the variance of the group scores (regularised by one pseudo-group half at 0
-and half at 1, so a short run of identical groups cannot decide on its own). The test
-accepts H1 (elo >= elo1) when LLR >= log((1-beta)/alpha) and H0 (elo <= elo0) when
-LLR <= log(beta/(1-alpha)).
+where ``p_i`` is the observed frequency of group score ``a_i`` and ``pH_i`` is the
+distribution closest to it (maximum likelihood) whose mean is ``mu(eloH)``; that constrained
+optimum is ``pH_i = p_i / (1 + theta (a_i - mu))`` with ``theta`` the root of the secular
+equation ``sum_i p_i (a_i - mu) / (1 + theta (a_i - mu)) = 0``. The support is every score a
+group can have (multiples of 1/4 at two seats, 1/12 at three, 1/24 at four), and a score
+never seen counts 0.001 groups, as fishtest regularises its pentanomial counts. Unlike the
+normal approximation this is exact on small samples, where the normal form overstates the
+evidence. The test accepts H1 (elo >= elo1) when LLR >= log((1-beta)/alpha) and H0
+(elo <= elo0) when LLR <= log(beta/(1-alpha)).
 """
 
 from __future__ import annotations
@@ -22,6 +27,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
+
+# the weight of a group score never observed (fishtest's regularisation)
+EPSILON = 1e-3
 
 
 def mu(elo: float) -> float:
@@ -59,6 +68,44 @@ def group_scores(games: list[dict], candidate: str, seats: int) -> np.ndarray:
     return np.array([sum(v) / seats for k, v in sorted(by_group.items()) if len(v) == seats], dtype=float)
 
 
+def score_counts(scores) -> tuple[np.ndarray, np.ndarray]:
+    """The possible group scores and how often each was seen (never seen: :data:`EPSILON`).
+
+    The grid is the finest of 1/4, 1/12, 1/24 (two, three, four seats) the scores need;
+    scores off every grid are taken as they are, with 0 and 1 added as never seen.
+    """
+    x = np.asarray(scores, dtype=float)
+    for steps in (4, 12, 24):
+        k = np.rint(x * steps)
+        if np.all(np.abs(x * steps - k) < 1e-6):
+            counts = np.bincount(k.astype(np.int64), minlength=steps + 1).astype(float)
+            counts[counts == 0] = EPSILON
+            return np.arange(steps + 1) / steps, counts
+    values, counts = np.unique(np.concatenate([x, [0.0, 1.0]]), return_counts=True)
+    counts = counts.astype(float)
+    counts[0] -= 1
+    counts[-1] -= 1
+    counts[counts == 0] = EPSILON
+    return values, counts
+
+
+def mle_with_mean(values: np.ndarray, p: np.ndarray, mean: float) -> np.ndarray:
+    """The distribution on ``values`` nearest ``p`` in likelihood whose expectation is ``mean``.
+
+    Lagrange: ``q_i = p_i / (1 + theta (a_i - mean))``, ``theta`` solving the secular
+    equation; ``mean`` must lie strictly between the smallest and largest value.
+    """
+    a = values - mean
+
+    def secular(theta: float) -> float:
+        return float(np.sum(p * a / (1.0 + theta * a)))
+
+    lo, hi = -1.0 / a.max(), -1.0 / a.min()
+    eps = 1e-12 * (hi - lo)
+    theta = brentq(secular, lo + eps, hi - eps, xtol=1e-14, rtol=1e-12)
+    return p / (1.0 + theta * a)
+
+
 @dataclass(frozen=True)
 class SPRT:
     """An SPRT of H0: elo <= elo0 against H1: elo >= elo1 with error rates alpha and beta."""
@@ -74,15 +121,16 @@ class SPRT:
         return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
 
     def llr(self, scores) -> float:
-        """The log-likelihood ratio of the group scores so far."""
+        """The generalized log-likelihood ratio of the group scores so far (0 with no groups)."""
         x = np.asarray(scores, dtype=float)
-        n = len(x)
-        if n == 0:
+        if len(x) == 0:
             return 0.0
-        mean = float(x.mean())
-        var = (float(((x - mean) ** 2).sum()) + 0.5 * (mean ** 2 + (1 - mean) ** 2)) / (n + 1)
-        m0, m1 = mu(self.elo0), mu(self.elo1)
-        return n * (m1 - m0) * (2 * mean - m0 - m1) / (2 * var)
+        values, counts = score_counts(x)
+        n = counts.sum()
+        p = counts / n
+        p0 = mle_with_mean(values, p, mu(self.elo0))
+        p1 = mle_with_mean(values, p, mu(self.elo1))
+        return float(n * np.sum(p * (np.log(p1) - np.log(p0))))
 
     def status(self, scores) -> dict:
         """LLR, bounds, decision (``H0``, ``H1`` or None) and the score and Elo estimates."""

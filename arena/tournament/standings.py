@@ -52,6 +52,79 @@ def table(games: list[dict], faults: dict[str, dict[str, int]] | None = None) ->
     return out
 
 
+#: the most bots whose likelihood-of-superiority table the text standings print
+LOS_TABLE_MAX = 30
+
+
+def head_to_head(games: list[dict]) -> list[dict]:
+    """One entry per ordered pair of bots that met: how often the first placed above the
+    second, level with it, below it, and its points against it (1, 1/2, 0 per meeting).
+
+    At two seats these are the wins, draws and losses of the pair; at three and four every
+    two seats of a game are a meeting (pairwise wins), and ``mean_rank`` is the first bot's
+    mean place in the games where the two met.
+    """
+    cells: dict[tuple[str, str], dict] = {}
+    for g in games:
+        seats = g["seats"]
+        for x in seats:
+            for y in seats:
+                if x is y or x["bot"] == y["bot"]:
+                    continue
+                c = cells.setdefault((x["bot"], y["bot"]), {"bot": x["bot"], "opponent": y["bot"], "meetings": 0,
+                                                            "wins": 0, "draws": 0, "losses": 0, "rank_sum": 0})
+                c["meetings"] += 1
+                c["wins" if x["rank"] < y["rank"] else "losses" if x["rank"] > y["rank"] else "draws"] += 1
+                c["rank_sum"] += x["rank"]
+    out = []
+    for c in cells.values():
+        n = c.pop("rank_sum")
+        c["points"] = c["wins"] + 0.5 * c["draws"]
+        c["score"] = c["points"] / c["meetings"]
+        c["mean_rank"] = n / c["meetings"]
+        out.append(c)
+    out.sort(key=lambda c: (c["bot"], c["opponent"]))
+    return out
+
+
+def render_head_to_head(cells: list[dict], order: list[str], seats: int) -> list[str]:
+    """The matrix as text: row bot against column bot, ``W-D-L`` and its score."""
+    if not cells:
+        return []
+    by = {(c["bot"], c["opponent"]): c for c in cells}
+    bots = [b for b in order if any(c["bot"] == b for c in cells)]
+    what = "wins-draws-losses" if seats == 2 else "placed above-level-below (pairwise)"
+    lines = [f"head to head (row against column: {what}, score):",
+             " " * 16 + "".join(f"{b[:15]:>16}" for b in bots)]
+    for a in bots:
+        row = f"{a[:16]:16}"
+        for b in bots:
+            c = by.get((a, b))
+            row += f"{'':>16}" if c is None else f"{c['wins']}-{c['draws']}-{c['losses']} {c['score']:.2f}".rjust(16)
+        lines.append(row)
+    return lines
+
+
+def render_head_to_head_csv(cells: list[dict]) -> str:
+    """The matrix as CSV, one row per ordered pair."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=["bot", "opponent", "meetings", "wins", "draws", "losses", "points", "score",
+                                        "mean_rank"], lineterminator="\n")
+    w.writeheader()
+    for c in cells:
+        w.writerow(c)
+    return buf.getvalue()
+
+
+def bot_label(bot: str, ready: dict | None) -> str:
+    """How a bot is shown: with the name and version it sent in ``ready`` when known
+    (``greedy 1.0``; ``rawbot (MyBot 2.1)`` when the two names differ)."""
+    if not ready:
+        return bot
+    version = f" {ready['version']}" if ready.get("version") else ""
+    return f"{bot}{version}" if ready["name"] == bot else f"{bot} ({ready['name']}{version})"
+
+
 def leader_line(rows: list[dict]) -> str:
     """``leader greedy 0.83 ppg``."""
     if not rows:
@@ -67,8 +140,12 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
     rows = table(games, store.fault_counts())
     out = {"tournament": info.get("name"), "rules": info.get("rules"), "seats": info.get("seats"),
            "format": info.get("format"), "games_stored": len(games), "games_scheduled": info.get("scheduled"),
-           "standings": rows, "ratings": None, "sprt": None,
+           "standings": rows, "head_to_head": head_to_head(games), "ratings": None, "sprt": None,
            "worker_deaths": len(store.events("worker-died")), "failed_games": len(store.events("game-failed"))}
+    for r in rows:
+        ready = store.meta(f"ready:{r['bot']}")
+        r["ready"] = json.loads(ready) if ready else None
+        r["label"] = bot_label(r["bot"], r["ready"])
     ratings = fit_ratings(games, anchor=info.get("anchor"), bootstrap=bootstrap)
     if ratings is not None:
         out["ratings"] = ratings.to_json()
@@ -76,6 +153,8 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
             if r["bot"] in ratings.elo:
                 r["elo"] = ratings.elo[r["bot"]]
                 r["elo_ci"] = list(ratings.ci[r["bot"]])
+    if info.get("format") == "swiss" and store.meta("swiss"):
+        out["swiss"] = json.loads(store.meta("swiss"))  # pairings, byes and scores (byes included)
     if info.get("format") == "sprt":
         opts = info["format_options"]
         test = SPRT(opts["elo0"], opts["elo1"], opts["alpha"], opts["beta"])
@@ -97,10 +176,11 @@ def render_text(rep: dict) -> str:
              f"{RuleSpec.from_json(rep.get('rules')).label()}; "
              f"{rep['games_stored']} of {rep['games_scheduled']} games stored"]
     ratings = rep.get("ratings")
-    lines.append(f"{'bot':16} {'games':>5} {'pts/g':>6} {'score':>6} {'rank':>5} {'wins':>5} {'faults':>6}"
+    width = max([16] + [len(r.get("label", r["bot"])) for r in rep["standings"]])
+    lines.append(f"{'bot':{width}} {'games':>5} {'pts/g':>6} {'score':>6} {'rank':>5} {'wins':>5} {'faults':>6}"
                  + (f" {'elo':>7} {'95% interval':>17}" if ratings else ""))
     for r in rep["standings"]:
-        line = (f"{r['bot'][:16]:16} {r['games']:>5} {r['points_per_game']:>6.3f} {r['mean_score']:>6.2f} "
+        line = (f"{r.get('label', r['bot']):{width}} {r['games']:>5} {r['points_per_game']:>6.3f} {r['mean_score']:>6.2f} "
                 f"{r['mean_rank']:>5.2f} {r['wins']:>5} {r['faults']:>6}")
         if ratings and "elo" in r:
             lo, hi = r["elo_ci"]
@@ -109,10 +189,12 @@ def render_text(rep: dict) -> str:
     faulty = [r for r in rep["standings"] if r["faults_by_verdict"]]
     for r in faulty:
         lines.append(f"  faults of {r['bot']}: " + ", ".join(f"{k} {v}" for k, v in r["faults_by_verdict"].items()))
+    if rep.get("head_to_head"):
+        lines += render_head_to_head(rep.get("head_to_head") or [], [r["bot"] for r in rep["standings"]], seats)
     if ratings:
         lines.append(f"ratings: {ratings['method']}, anchor {ratings['anchor']} = 0")
         bots = [r["bot"] for r in rep["standings"] if r["bot"] in ratings["elo"]]
-        if len(bots) > 1:
+        if 1 < len(bots) <= LOS_TABLE_MAX:  # a square table: for fields that fit on a screen
             lines.append("likelihood of superiority (row stronger than column):")
             lines.append(" " * 16 + "".join(f"{b[:8]:>9}" for b in bots))
             for a in bots:
@@ -124,6 +206,11 @@ def render_text(rep: dict) -> str:
                      f"alpha {s['alpha']:g}, beta {s['beta']:g}): {describe(s)}")
         if "pentanomial" in s:
             lines.append(f"  pentanomial (pair scores 0, 1/4, 1/2, 3/4, 1): {s['pentanomial']}")
+    if rep.get("swiss"):
+        top = rep["swiss"]["standings"][:10]
+        lines.append(f"swiss score after {len(rep['swiss']['pairings'])} rounds (byes count 2): "
+                     + ", ".join(f"{r['bot']} {r['score']:g}" for r in top)
+                     + (", ..." if len(rep["swiss"]["standings"]) > 10 else ""))
     if rep["worker_deaths"] or rep["failed_games"]:
         lines.append(f"worker deaths: {rep['worker_deaths']}, failed games: {rep['failed_games']}")
     return "\n".join(lines)
@@ -133,7 +220,7 @@ def render_csv(rep: dict) -> str:
     """One CSV row per bot."""
     buf = io.StringIO()
     fields = ["bot", "games", "points", "points_per_game", "mean_score", "mean_rank", "wins", "forfeits", "faults",
-              "elo", "elo_low", "elo_high"]
+              "elo", "elo_low", "elo_high", "label"]
     w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in rep["standings"]:

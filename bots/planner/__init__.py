@@ -36,8 +36,11 @@ random order of the cards it has not seen (it reads only deck lengths), and it i
 opponents' hidden completed piles. It works on a game rebuilt from an observation.
 
 Time: ``PlannerPolicy(move_ms=...)`` (default 1000 ms per decision); it reads
-``time.perf_counter()`` and stops searching at ``safety`` (60%) of its budget. Its
-evaluation constants are :class:`Weights` (``PlannerPolicy(weights=Weights(tempo=1))``).
+``time.perf_counter()`` and stops searching at ``safety`` (60%) of its budget. Or a
+deterministic budget: ``PlannerPolicy(nodes=N)`` stops after ``N`` positions and never
+reads the clock, so its moves do not depend on the machine or its load (``planner-fast``,
+:mod:`bots.planner.fast`, is one such setting; ``docs/bots.md``). Its evaluation
+constants are :class:`Weights` (``PlannerPolicy(weights=Weights(tempo=1))``).
 
 Strength (``python -m bots.planner_eval``: paired, seat-rotated games against ``greedy``,
 in-process, 2 workers on a shared 2-core machine; 95% Wilson intervals):
@@ -80,6 +83,7 @@ from .solver import PuzzleSolver
 __all__ = ["PlannerPolicy", "Weights"]
 
 _SOLVERS: dict = {}
+_FORKS: dict = {}  # deterministic budget: solvers whose answers depend on the question only
 
 
 def solver_for(rules, deadline: float | None = None) -> PuzzleSolver:
@@ -99,22 +103,49 @@ def solver_for(rules, deadline: float | None = None) -> PuzzleSolver:
 
 
 class PlannerPolicy(Policy):
-    """The planner (see the module docstring). ``move_ms``: time per decision in ms."""
+    """The planner (see the module docstring).
+
+    ``move_ms``: time per decision in ms (it stops at ``safety`` of it). ``nodes``: a
+    deterministic budget instead: positions searched per decision (the clock is never
+    read, and its puzzle solver's answers depend only on the question, not on what was
+    asked before, so the same game, random stream and budget give the same moves on any
+    machine and load, in any process, whatever it played before).
+    ``max_width``: the widest beam the iterative widening tries (1, 3, 6, 12, ...).
+    ``max_depth``: actions of the turn searched ahead (1: every candidate action is
+    judged by the evaluation of the position it leads to).
+    """
 
     name = "planner"
 
-    def __init__(self, move_ms: float = 1000, weights: Weights | None = None, safety: float = 0.6):
+    def __init__(self, move_ms: float = 1000, weights: Weights | None = None, safety: float = 0.6,
+                 nodes: int | None = None, max_width: int = 48, max_depth: int = 12):
+        if nodes is not None and int(nodes) < 1:
+            raise ValueError(f"nodes must be a positive number of positions, not {nodes!r}")
         self.move_ms = move_ms
         self.weights = weights or Weights()
         self.safety = safety
+        self.nodes = None if nodes is None else int(nodes)
+        self.max_width = max_width
+        self.max_depth = max_depth
+
+    def _solver(self, rules, start: float, deadline: float) -> PuzzleSolver:
+        if self.nodes is None:
+            solver = solver_for(rules, start + (deadline - start) / 3)
+            solver.deadline = deadline
+            return solver
+        key = (rules.shapes, rules.upgrade_max_level)
+        solver = _FORKS.get(key)
+        if solver is None:
+            solver = _FORKS[key] = solver_for(rules).fork()
+        return solver
 
     def choose(self, game, rng: random.Random):
         """The action or decision for the player to move; never mutates ``game``."""
-        start = time.perf_counter()
-        deadline = start + self.move_ms / 1000.0 * self.safety
+        timed = self.nodes is None
+        start = time.perf_counter() if timed else 0.0
+        deadline = start + self.move_ms / 1000.0 * self.safety if timed else float("inf")
         me = game.to_move()
-        solver = solver_for(game.rules, start + (deadline - start) / 3)
-        solver.deadline = deadline
+        solver = self._solver(game.rules, start, deadline)
         if game.phase == FINISH:
             return finish_touches(game, solver, deadline)
         legal = game.legal_actions()
@@ -125,19 +156,19 @@ class PlannerPolicy(Policy):
         # an automaton's pile in the public state means a solo game (R12): play against it
         ctx = Context(root, me, solver, self.weights, solo="automaton_pile" in game.extra,
                       unseen=unseen_cards(game, me), rng=local)
-        search = TurnSearch(ctx, deadline)
+        search = TurnSearch(ctx, deadline, self.nodes)
         width = 1  # a greedy line first, so a short clock still gets a whole turn searched
         try:
             while True:
-                search.run(root, width)
-                if width >= 48 or game.phase != ACTION:
+                search.run(root, width, self.max_depth)
+                if width >= self.max_width or game.phase != ACTION:
                     break
-                width = 3 if width == 1 else width * 2
+                width = min(self.max_width, 3 if width == 1 else width * 2)
         except OutOfTime:
             pass
         action = search.answer()
         if action is None:
-            action = max(legal, key=lambda a: _value_after(root, a, ctx)) if time.perf_counter() < deadline else legal[-1]
+            action = max(legal, key=lambda a: _value_after(root, a, ctx)) if not timed or time.perf_counter() < deadline else legal[-1]
         return action
 
 

@@ -4,7 +4,10 @@
 
 - **Capital**: every cell of the supply is worth ``cell`` points while the game has more
   than ``decay_turns`` turns to go, falling to 0 at the end (pieces are the engine: a cell
-  is reused puzzle after puzzle, but only while there is time to use it).
+  is reused puzzle after puzzle, but only while there is time to use it). With ``usable``
+  the capital (plans' pieces and rewards included) counts at most that share of a fair
+  share of the cells of the cards left in the rows and decks: a supply no puzzle left can
+  use is worth nothing, so it never makes ending the game look like a loss.
 - **Planned puzzles**: the unfinished puzzles are planned in turn (most advanced first),
   sharing the supply: a puzzle the remaining supply completes now needs one place action
   per piece of its tiling; any other needs the actions to acquire the cheapest multiset
@@ -18,6 +21,10 @@
   it costs ``tempo`` points. This is what makes the planner take the black puzzles that
   bring the end closer while it leads, instead of drawing the game out.
 - **Solo**: the automaton's pile counts against the player (R12.5).
+
+With ``stall_tempo``, once two whole rounds have passed with only waiting actions (pass,
+upgrade, level-1 take, recycle), each turn left costs that much instead: two copies of the
+planner otherwise can sit on their supplies, each finding nothing better than waiting.
 
 The horizon (own turns left) is exact once the end is triggered (R5.2) and estimated from
 the black deck and the rate at which it has been taken before.
@@ -42,10 +49,13 @@ class Weights:
     black_rate: float = 0.8   # prior black takes per round (2 seats), scaled by seats
     solo_rate: float = 2.2    # solo: cards dealt from the deck per round
     tempo: float = 2.0        # points the best opponent makes per own turn left ...
+    tempo_seats: float = 0.0  # ... plus this much per seat beyond two (more rivals, more points)
     solo_tempo: float = 0.0   # the automaton's pace is its own: no hurry in solo
     tempo_turns: float = 99.0  # ... counted over at most this many turns
     hoard: float = 0.6        # share of its points a hopeless puzzle costs without a penalty rule
     samples: int = 6          # unseen cards averaged over to value a card first seen in search
+    usable: float = 0.0       # if > 0: capital counts at most this share of the cells left to take
+    stall_tempo: float = 0.0  # if > 0: the tempo once two rounds pass without a puzzle taken or filled
 
 
 class Context:
@@ -77,6 +87,11 @@ class Context:
                              for s, p in zip(rs.reward_shape, rs.puzzles)]
         self.shape_of = rs.geometry.placement_shape
         self.solo = solo
+        self.tempo = weights.solo_tempo if solo else weights.tempo + weights.tempo_seats * max(0, game.n - 2)
+        if weights.stall_tempo and not solo and _stalled(game):
+            # nobody scores while everyone waits: the game is worth ending
+            self.tempo = max(self.tempo, weights.stall_tempo)
+        self.card_cells = [bin(m).count("1") for m in rs.recess]
         self.master = rs.master_enabled
         initial = rs.params.get("black_deck_size", 12)
         taken = max(0, initial - rs.row_size - len(game.decks[BLACK]))
@@ -97,6 +112,17 @@ class Context:
         return len(game.decks[BLACK]) / self.rate + 1
 
 
+_WAITING = ("Pass", "Upgrade", "TakePiece", "Recycle")
+
+
+def _stalled(game) -> bool:
+    """Have the last two rounds' actions all been waiting ones (pass, upgrade, a level-1
+    take, a recycle): no puzzle taken, filled or completed?"""
+    k = 2 * game.n * game.rules.actions_per_turn
+    recent = game.history[-k:]
+    return len(recent) == k and all(a is not None and type(a).__name__ in _WAITING for _, a in recent)
+
+
 def _level_up_cells(reward: str) -> int:
     return {"+1": 1, "+2": 2}.get(reward, 0)
 
@@ -115,11 +141,20 @@ def evaluate(game, ctx: Context) -> float:
     value += _solo_term(game, ctx)
     # the others (or the automaton) score in every turn the game lasts: without this the
     # planner would never end a game it is winning, and it lets long plans drag on
-    value -= (w.solo_tempo if ctx.solo else w.tempo) * min(turns, w.tempo_turns)
+    value -= ctx.tempo * min(turns, w.tempo_turns)
     puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
+    if w.usable > 0:
+        # pieces are worth something only while puzzles are left to fill with them: a
+        # share of the cells of the cards still in the rows and decks (own puzzles are
+        # not counted, so completing one never shrinks what the supply is worth)
+        cc = ctx.card_cells
+        cap = sum(cc[c] for row in game.rows for c in row if c >= 0) + sum(cc[c] for d in game.decks for c in d)
+        cap = w.usable * cap / game.n
+    else:
+        cap = None
     hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
     if not hidden:
-        return value + _plan(puzzles, p.supply, actions, ef, ctx)
+        return value + _plan(puzzles, p.supply, actions, ef, ctx, cap)
     # a card first seen in the search (a blind take, a refilled slot) is a sample of the
     # unseen cards: value it as their average, not as the lucky or unlucky sample
     total = 0.0
@@ -129,11 +164,11 @@ def evaluate(game, ctx: Context) -> float:
         for i in hidden:
             card = trial[i][0]
             trial[i] = (samples[1 if ctx.is_black[card] else 0][k], 0)
-        total += _plan(trial, p.supply, actions, ef, ctx)
+        total += _plan(trial, p.supply, actions, ef, ctx, cap)
     return value + total / len(samples[0])
 
 
-def _plan(puzzles, supply, actions, ef, ctx) -> float:
+def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
     """Worth of the unfinished ``puzzles`` ((card, filled) pairs) and the ``supply``."""
     w = ctx.w
     points = ctx.points
@@ -171,7 +206,8 @@ def _plan(puzzles, supply, actions, ef, ctx) -> float:
     feasible = sum(1 for r in ready if r[3] == 1.0)
     share = 1.0 - w.master * (feasible - 1) / feasible if feasible > 1 and ctx.master else 1.0
     used = 0.0
-    for (cells, _, card, filled, empty), need, alloc, trust in ready:
+    cells = 0.0  # capital cells counted by the plans (pieces back, rewards, allocations)
+    for (_, _, card, filled, empty), need, alloc, trust in ready:
         placed_cells = bin(filled).count("1")
         # unfinished puzzles cost their points under some rules (R9.5, R12.5); elsewhere a
         # hopeless puzzle still blocks a slot, and holding it must not pay for itself
@@ -192,9 +228,15 @@ def _plan(puzzles, supply, actions, ef, ctx) -> float:
         if pursue > abandon:
             used += need
             value += pursue
+            cells += done * (ctx.reward_cells[card] + placed_cells + alloc) + (1 - done) * alloc
         else:
             value += abandon
-    value += sum(n * lv for n, lv in zip(left, levels)) * ef
+            cells += alloc
+    left_cells = sum(n * lv for n, lv in zip(left, levels))
+    value += left_cells * ef
+    if cap is not None and cells + left_cells > cap:
+        # capital beyond what the puzzles left can use is worth nothing (Weights.usable)
+        value -= (cells + left_cells - cap) * ef
     return value
 
 

@@ -21,7 +21,7 @@ _OTHER_LIMIT = 16
 
 
 class OutOfTime(Exception):
-    """The clock ran out in the middle of a search."""
+    """The clock or the node budget ran out in the middle of a search."""
 
 
 def unseen_cards(game, seat) -> set:
@@ -109,28 +109,42 @@ def finish_touches(game, solver, deadline: float = float("inf")) -> Finish:
 
 
 class TurnSearch:
-    """Beam search over the actions left in the current turn of ``ctx.me``."""
+    """Beam search over the actions left in the current turn of ``ctx.me``.
 
-    def __init__(self, ctx, deadline: float):
+    It stops at the ``deadline`` (``time.perf_counter()``) or after ``nodes`` positions
+    (one position = one action simulated on a clone and evaluated), whichever comes first;
+    with ``deadline=inf`` and a node budget it never reads the clock, so the same position
+    and budget give the same answer on any machine.
+    """
+
+    def __init__(self, ctx, deadline: float, nodes: int | None = None):
         self.ctx = ctx
         self.deadline = deadline
+        self.timed = deadline != float("inf")
+        self.nodes_left = nodes
+        self.nodes = 0  # positions searched so far
         self.best: dict = {}
         self.fallback: dict = {}
         self.complete: dict = {}
 
     def _check(self):
-        if time.perf_counter() > self.deadline:
+        if self.nodes_left is not None:
+            if self.nodes >= self.nodes_left:
+                raise OutOfTime
+        self.nodes += 1
+        if self.timed and time.perf_counter() > self.deadline:
             raise OutOfTime
 
     def terminal(self, game) -> bool:
         """Has the planned turn ended (another seat, a new round, or the end)?"""
         return game.phase in (FINISH, OVER) or game.seat != self.ctx.me or game.round != self.ctx.round0
 
-    def run(self, root, width: int):
-        """Search with beam ``width``; record the best terminal value per first action."""
+    def run(self, root, width: int, depth: int = 12):
+        """Search with beam ``width`` over at most ``depth`` actions; record the best value
+        per first action (of a line that ends the turn, or is cut by ``depth``)."""
         self.best = {}
         frontier = [(0.0, root, None)]
-        for _ in range(12):
+        for step in range(depth):
             children = []
             for _, node, first in frontier:
                 for a in candidates(node, self.ctx):
@@ -152,6 +166,20 @@ class TurnSearch:
                         children.append((v, c, f))
             if not children:
                 break
+            if step >= depth - 1:
+                # the horizon: a line still in the turn is worth its evaluation, unless a
+                # decision of its own is pending (a reward, a level-up): that is resolved
+                # first, or completing a puzzle would look like losing its pieces
+                pending = []
+                for t in children:
+                    if t[1].phase != ACTION:
+                        pending.append(t)
+                    elif t[0] > self.best.get(t[2], float("-inf")):
+                        self.best[t[2]] = t[0]
+                if not pending:
+                    break
+                frontier = pending
+                continue
             children.sort(key=lambda t: -t[0])
             # the best line of every first action survives, so one cannot crowd out all
             frontier = []
@@ -229,11 +257,12 @@ def candidates(game, ctx) -> list:
     if rs.master_enabled and not game.master_used and Master in rs.handlers and len(plans) >= 2:
         # progress first: when the clock is short, the first candidates are all it sees
         out[:0] = _masters(game, p, plans)
+    # variant actions (a ghost) before the takes: a small budget still weighs them
+    out.extend(others[:_OTHER_LIMIT])
     out.extend(simple)
     level = rs.shape_level
     # level-ups always; exchanges and downgrades only toward a shape some plan needs
     out.extend(a for a in upgrades if level[a.take] > level[a.give] or a.take in wanted)
-    out.extend(others[:_OTHER_LIMIT])
     return out
 
 

@@ -35,26 +35,60 @@ class PuzzleSolver:
         self.order = sorted(range(len(levels)), key=lambda s: (-levels[s], s))
         self._complete: dict = {}
         self._multisets: dict = {}
+        self._cheapest: dict = {}
+        self.isolated = False  # see fork()
         self.warm = 0  # cards whose multisets are known (see bots.planner.solver_for)
         self._budget = _COVER_NODES
         self.deadline = float("inf")  # set per decision: long searches stop at it
+
+    def fork(self) -> "PuzzleSolver":
+        """A solver whose every answer depends only on the question: for reproducible play.
+
+        :meth:`multisets` and :meth:`cheapest` answers depend only on their arguments (an
+        answer cut short by the clock is not remembered), so the fork shares them. This
+        solver's :meth:`complete` stops after a node budget and reuses what earlier calls
+        remembered, so its answer to a hard question can depend on the questions asked
+        before; the fork's answers each come from a search of their own (same budget, no
+        earlier memo) and are remembered in a memo that all forks share.
+        """
+        other = PuzzleSolver.__new__(PuzzleSolver)
+        other.__dict__.update(self.__dict__)
+        if "_isolated_memo" not in self.__dict__:
+            self._isolated_memo = {}
+        other._complete = self._isolated_memo
+        other.isolated = True
+        other.deadline = float("inf")
+        return other
 
     # ---------------------------------------------------------------- completion now
     def complete(self, empty: int, counts) -> tuple[int, ...] | None:
         """Placement ids tiling ``empty`` within ``counts`` (fewest pieces first), or None."""
         if not empty:
             return ()
+        raw = (empty, tuple(counts))
+        memo = self._complete
+        hit = memo.get(raw, memo)
+        if hit is not memo:
+            return hit
         cells = bin(empty).count("1")
         capped = tuple(min(n, cells // lv) if lv else 0 for n, lv in zip(counts, self.levels))
         key = (empty, capped)
-        memo = self._complete
         if key in memo:
-            return memo[key]
-        if len(memo) > _LIMIT:
-            memo.clear()
-        self._budget = _COVER_NODES
-        result = self._cover(empty, list(capped))
-        memo[key] = result
+            result = memo[key]
+        else:
+            if len(memo) > _LIMIT:
+                memo.clear()
+            self._budget = _COVER_NODES
+            if self.isolated:  # a search of its own: the answer depends on the question only
+                self._complete = {}
+                try:
+                    result = self._cover(empty, list(capped))
+                finally:
+                    self._complete = memo
+            else:
+                result = self._cover(empty, list(capped))
+            memo[key] = result
+        memo[raw] = result  # the same answer for the uncapped counts
         return result
 
     def _cover(self, empty, counts):
@@ -144,7 +178,21 @@ class PuzzleSolver:
 
         Each needed piece the supply lacks is bought from the best unused piece: an
         exchange or upgrade costs ``max(1, level gap)`` actions, a piece from nothing
-        costs its level (a level-1 take, then upgrades)."""
+        costs its level (a level-1 take, then upgrades).
+
+        Memoised per (empty cells, supply): the answer depends on nothing else."""
+        key = (empty, tuple(supply))
+        hit = self._cheapest.get(key)
+        if hit is not None:
+            return hit[0], hit[1], (list(hit[2]) if hit[2] is not None else None)
+        cost, ms, left = self._price(empty, supply)
+        if empty in self._multisets:  # not priced against a list cut short by the clock
+            if len(self._cheapest) > _LIMIT:
+                self._cheapest.clear()
+            self._cheapest[key] = (cost, ms, tuple(left) if left is not None else None)
+        return cost, ms, left
+
+    def _price(self, empty: int, supply):
         best = (float("inf"), None, None)
         levels = self.levels
         order = self.order

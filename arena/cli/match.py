@@ -1,0 +1,383 @@
+"""``arena match``: a tournament on one command line, with live results as games finish.
+
+What cutechess-cli and fastchess users type::
+
+    arena match greedy random --games 200 -j 2 --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05
+
+The options are turned into the same document a tournament file holds and validated by the
+same code (:func:`arena.tournament.config.validate`), so a match is a tournament like any
+other: the same schedule of seat-rotated groups, the same store in ``--output`` (run the
+command again to continue; ``arena standings DIR`` works on it), and ``--write-yaml FILE``
+writes the equivalent tournament file instead of playing. While games finish it prints one
+line per game and, every ``--report-every`` games, each pair's W/D/L with Elo and its 95%
+interval (and the LLR of an sprt) at two seats, or each bot's mean rank and pairwise wins
+at more.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .app import command, emit_json
+from ..errors import UsageError
+from .options import parse_param
+
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+
+# which option a field of the tournament document came from, for error messages
+_OPTION_OF = {"name": "--name", "rules": "--rules/--param", "seats": "--seats", "bots": "the bots",
+              "format": "--sprt", "games": "--games", "seed": "--seed", "time_control": "the time control",
+              "fault_policy": "--fault-policy", "sandbox": "--sandbox", "concurrency": "--concurrency",
+              "executor": "--inprocess", "output": "--output", "replays": "--replays", "deals": "--deals"}
+
+
+def _source(doc: dict):
+    """A :class:`~arena.tournament.yamlsource.Source` whose errors name the option, not a line."""
+    from ..tournament.yamlsource import ConfigError, Source
+
+    class CommandLine(Source):
+        def error(self, path: tuple, message: str) -> ConfigError:
+            where = _OPTION_OF.get(path[0] if path else "", "the options")
+            if path and path[0] == "bots" and len(path) > 1 and isinstance(path[1], int):
+                where = f"bot {path[1] + 1}"
+            elif path and path[0] in ("time_control", "format") and len(path) > 1:
+                where = f"--{str(path[-1]).replace('_', '-')}" if path[0] == "time_control" else f"--sprt {path[-1]}"
+            return ConfigError(f"arena match, {where}: {message}")
+
+    return CommandLine(Path("arena-match"), doc, {})
+
+
+def parse_sprt(texts: list[str]) -> dict:
+    """``elo0=0 elo1=10 alpha=0.05 beta=0.05`` (any order, any subset; commas or spaces)."""
+    out: dict = {}
+    for text in texts:
+        for item in re.split(r"[\s,]+", text.strip()):
+            if not item:
+                continue
+            name, value = parse_param(item)
+            if name not in SPRT_KEYS:
+                raise UsageError(f"--sprt {item!r}: the settings are {', '.join(SPRT_KEYS)}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise UsageError(f"--sprt {item!r}: {name} must be a number")
+            out[name] = value
+    return out
+
+
+def build_document(bots: list[str], cmds: list[str], *, seats: int, games: Optional[int], sprt: Optional[dict],
+                   rules: str, params: list[str], seed: int, time_control: dict, fault_policy: str, sandbox: str,
+                   concurrency: Optional[int], inprocess: bool, output: Optional[Path], name: Optional[str],
+                   replays: bool, deals: Optional[Path]) -> dict:
+    """The tournament document (what a YAML file would hold) of a match's options."""
+    entries: list = list(bots)
+    for text in cmds:
+        try:
+            argv = shlex.split(text)
+        except ValueError as exc:
+            raise UsageError(f"--cmd {text!r}: cannot split the command line ({exc})") from None
+        if not argv:
+            raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
+        entries.append({"cmd": text})
+    if len(entries) < 2 and seats > 1:
+        raise UsageError("a match needs two bots or more: name them (see `arena bots`) or give them with --cmd")
+    labels = []
+    for e in entries:
+        if isinstance(e, str):
+            labels.append(e)
+        else:
+            argv = shlex.split(e["cmd"])
+            labels.append(Path(argv[-1] if len(argv) > 1 else argv[0]).stem)
+    if name is None:
+        name = "match-" + "-vs-".join(re.sub(r"[^A-Za-z0-9_.+-]", "_", x) for x in labels)
+    doc: dict = {"name": name, "seats": seats}
+    variants = [v.strip() for v in rules.split(",") if v.strip()]
+    if variants or params:
+        doc["rules"] = {"variants": variants, "params": dict(parse_param(p) for p in params)}
+    doc["bots"] = entries
+    if sprt is not None:
+        doc["format"] = {"type": "sprt", **sprt}
+    if games is not None:
+        doc["games"] = games
+    elif sprt is None:
+        doc["games"] = 100
+    if seed:
+        doc["seed"] = seed
+    doc["time_control"] = {k: v for k, v in time_control.items() if v is not None}
+    if fault_policy != "forfeit":
+        doc["fault_policy"] = fault_policy
+    doc["sandbox"] = sandbox
+    if concurrency is not None:
+        doc["concurrency"] = concurrency
+    if inprocess:
+        doc["executor"] = "inprocess"
+    if deals is not None:
+        doc["deals"] = str(deals)
+    doc["output"] = str(output) if output is not None else f"results/{name}"
+    if not replays:
+        doc["replays"] = False
+    return doc
+
+
+class Tally:
+    """Live results of a match: per pair at two seats, per bot (mean rank, pairwise wins) at more."""
+
+    def __init__(self, cfg, games: list[dict]):
+        self.cfg = cfg
+        self.games: list[dict] = []
+        for g in sorted(games, key=lambda g: (g["group"], g["rotation"])):
+            self.games.append(g)
+
+    def add(self, task, outcome: dict) -> dict:
+        """Count one stored game; returns it in the store's form."""
+        res = outcome["result"]
+        game = {"group": task.group, "rotation": task.rotation,
+                "seats": [{"bot": b, "rank": r, "score": s}
+                          for b, r, s in zip(task.bots, res["ranking"], res["scores"])]}
+        self.games.append(game)
+        return game
+
+    def game_line(self, game: dict) -> str:
+        """``Finished game 12 of 200 (greedy vs random): 1-0, scores 23-11``."""
+        bots = [x["bot"] for x in game["seats"]]
+        ranks = [x["rank"] for x in game["seats"]]
+        scores = "-".join(str(x["score"]) for x in game["seats"])
+        if len(bots) == 2:
+            result = "1/2-1/2" if ranks[0] == ranks[1] else "1-0" if ranks[0] < ranks[1] else "0-1"
+        else:
+            result = "places " + " ".join(map(str, ranks))
+        from ..tournament.schedule import total_games
+        return (f"Finished game {len(self.games)} of {total_games(self.cfg)} ({' vs '.join(bots)}): "
+                f"{result}, scores {scores}")
+
+    def pairs(self) -> list[dict]:
+        """At two seats: one entry per pair of bots, from the first-listed bot's side."""
+        from ..tournament.sprt import SPRT, elo_of, pentanomial
+
+        order = [b.name for b in self.cfg.bots]
+        out: dict[tuple, dict] = {}
+        groups: dict[tuple, dict[int, list[float]]] = {}
+        for g in self.games:
+            if len(g["seats"]) != 2 or g["seats"][0]["bot"] == g["seats"][1]["bot"]:
+                continue
+            x, y = g["seats"]
+            if order.index(x["bot"]) > order.index(y["bot"]):
+                x, y = y, x
+            key = (x["bot"], y["bot"])
+            p = out.setdefault(key, {"bot": key[0], "opponent": key[1], "games": 0, "wins": 0, "draws": 0,
+                                     "losses": 0})
+            p["games"] += 1
+            p["wins" if x["rank"] < y["rank"] else "losses" if x["rank"] > y["rank"] else "draws"] += 1
+            s = 1.0 if x["rank"] < y["rank"] else 0.0 if x["rank"] > y["rank"] else 0.5
+            groups.setdefault(key, {}).setdefault(g["group"], []).append(s)
+        fmt = self.cfg.format_options
+        for key, p in out.items():
+            p["points"] = p["wins"] + 0.5 * p["draws"]
+            scores = [sum(v) / 2 for v in groups[key].values() if len(v) == 2]
+            p["pairs"] = len(scores)
+            p["pentanomial"] = pentanomial(scores)
+            n = len(scores)
+            if n >= 2:
+                m = sum(scores) / n
+                sd = math.sqrt(sum((s - m) ** 2 for s in scores) / (n - 1))
+                se = sd / math.sqrt(n)
+                p["elo"] = elo_of(m)
+                p["elo_error"] = (elo_of(m + 1.96 * se) - elo_of(m - 1.96 * se)) / 2
+            if self.cfg.format == "sprt":
+                test = SPRT(fmt["elo0"], fmt["elo1"], fmt["alpha"], fmt["beta"])
+                side = scores if key[0] == fmt["candidate"] else [1 - s for s in scores]
+                p["sprt"] = test.status(side)
+        return list(out.values())
+
+    def ranks(self) -> dict:
+        """At three or four seats: each bot's mean rank and how often it placed above each other bot."""
+        per: dict[str, list[int]] = {}
+        above: dict[str, dict[str, int]] = {}
+        for g in self.games:
+            for x in g["seats"]:
+                per.setdefault(x["bot"], []).append(x["rank"])
+                for y in g["seats"]:
+                    if x["bot"] != y["bot"] and x["rank"] < y["rank"]:
+                        row = above.setdefault(x["bot"], {})
+                        row[y["bot"]] = row.get(y["bot"], 0) + 1
+        bots = sorted(per, key=lambda b: (sum(per[b]) / len(per[b]), b))
+        return {"bots": [{"bot": b, "games": len(per[b]), "mean_rank": sum(per[b]) / len(per[b])} for b in bots],
+                "above": above}
+
+    def report_lines(self) -> list[str]:
+        """The block printed every few games and at the end."""
+        if self.cfg.seats == 2:
+            lines = []
+            for p in self.pairs():
+                pts = 100.0 * p["points"] / p["games"]
+                lines.append(f"Results of {p['bot']} vs {p['opponent']}: games {p['games']}, "
+                             f"W {p['wins']} D {p['draws']} L {p['losses']}, points {p['points']:g} ({pts:.1f} %)")
+                if "elo" in p and 0 < p["elo_error"] < math.inf:
+                    lines.append(f"  Elo {p['elo']:+.1f} +/- {p['elo_error']:.1f} over {p['pairs']} pairs, "
+                                 f"pentanomial {p['pentanomial']}")
+                elif p["pairs"]:
+                    lines.append(f"  every pair scored alike so far ({p['pairs']} pairs), pentanomial {p['pentanomial']}")
+                if "sprt" in p:
+                    s = p["sprt"]
+                    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "running"}[s["decision"]]
+                    lines.append(f"  LLR {s['llr']:+.2f} ({s['lower']:.2f}, {s['upper']:.2f}) "
+                                 f"[{s['elo0']:g}, {s['elo1']:g}] {verdict}")
+            return lines
+        r = self.ranks()
+        lines = [f"Results after {len(self.games)} games (mean rank; placed above):"]
+        for row in r["bots"]:
+            wins = ", ".join(f"{o} {n}" for o, n in sorted(r["above"].get(row["bot"], {}).items()))
+            lines.append(f"  {row['bot']:16} rank {row['mean_rank']:.2f} over {row['games']} games; above {wins or '-'}")
+        if self.cfg.format == "sprt":
+            from ..tournament.sprt import SPRT, describe, group_scores
+
+            o = self.cfg.format_options
+            s = SPRT(o["elo0"], o["elo1"], o["alpha"], o["beta"]).status(
+                group_scores(self.games, o["candidate"], self.cfg.seats))
+            lines.append(f"  {describe(s)}")
+        return lines
+
+
+@command("match")
+def match_cmd(
+    bots: Optional[List[str]] = typer.Argument(None, metavar="[BOT]...",
+                                               help="Registered bot names (see `arena bots`); after --sprt also "
+                                                    "its settings elo1=10 alpha=0.05 ..."),
+    cmd: List[str] = typer.Option([], "--cmd", metavar="COMMAND",
+                                  help="A bot given as a command line, e.g. \"python3 my_bot.py\" (repeatable)."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", min=1, metavar="N",
+                                        help="Games in all, rounded up to whole seat-rotated groups "
+                                             "(default 100; with --sprt the most games, default 20000)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1,
+                                              metavar="N", help="Games at once (default: the core count)."),
+    seats: int = typer.Option(2, "--seats", "--players", min=1, max=4, metavar="N", help="Seats per game."),
+    rules: str = typer.Option("", "--rules", metavar="VARIANTS", help="Variants, comma-separated, e.g. revised,ghost."),
+    param: List[str] = typer.Option([], "--param", metavar="NAME=VALUE",
+                                    help="A rule parameter (repeatable), e.g. actions_per_turn=4."),
+    sprt: List[str] = typer.Option([], "--sprt", metavar="SETTING",
+                                   help="Run an SPRT of the first bot against the second: "
+                                        "--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 (defaults 0, 10, 0.05, 0.05); "
+                                        "the match stops when it decides."),
+    deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
+                                         help="A deal book (JSON lines, see `arena deals make`) played in order."),
+    seed: int = typer.Option(0, "--seed", min=0, metavar="N", help="The match's seed (decides the deals)."),
+    move_ms: int = typer.Option(1000, "--move-ms", metavar="MS", min=1, help="Time limit of one move, in milliseconds."),
+    game_ms: Optional[int] = typer.Option(None, "--game-ms", metavar="MS", min=1,
+                                          help="Time budget of a whole game (chess clock), in milliseconds."),
+    increment_ms: int = typer.Option(0, "--increment-ms", metavar="MS", min=0, help="Added to the game budget after each move."),
+    startup_ms: int = typer.Option(10000, "--startup-ms", metavar="MS", min=1, help="Time limit of the handshake."),
+    fault_policy: str = typer.Option("forfeit", "--fault-policy", metavar="POLICY",
+                                     help="forfeit (the seat passes for the rest of the game, R7.3) or random."),
+    sandbox: str = typer.Option("basic", "--sandbox", metavar="TIER", help="none, basic or strict (see docs/protocol.md)."),
+    inprocess: bool = typer.Option(False, "--inprocess",
+                                   help="Play built-in bots inside the workers (no bot processes; fastest)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="DIR",
+                                          help="Output folder (default results/NAME); run again to continue."),
+    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="The match's name (default match-A-vs-B)."),
+    replays: bool = typer.Option(True, "--replays/--no-replays", help="Write a replay file per game."),
+    write_yaml: Optional[Path] = typer.Option(None, "--write-yaml", metavar="FILE",
+                                              help="Write the equivalent tournament file and stop (play it with "
+                                                   "`arena run FILE`)."),
+    check: bool = typer.Option(False, "--check",
+                               help="Run the conformance check (`arena check-bot`) on every --cmd bot first."),
+    report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
+                                     help="Print the results block every N games."),
+    live: bool = typer.Option(True, "--live/--quiet", help="Print a line per finished game and the results block."),
+    progress: bool = typer.Option(False, "--progress/--no-progress", help="Show a progress bar as well."),
+    as_json: bool = typer.Option(False, "--json", help="Print only the final summary and standings, as JSON."),
+) -> None:
+    """Play a match on one command line, like cutechess-cli or fastchess, with live results.
+
+    A match is a tournament underneath: its folder holds the same store, running the same
+    command again continues it, and `arena standings DIR` shows it. Two bots play seat-swapped
+    pairs of games on one deal each; with --seats 3 or 4 every set of bots plays seat-rotated
+    groups (with --sprt, the first bot against copies of the second).
+    """
+    import yaml
+
+    from ..tournament.config import validate
+
+    names, sprt_texts = [], list(sprt)
+    for b in bots or []:
+        (sprt_texts if re.match(r"^(elo0|elo1|alpha|beta)=", b) else names).append(b)
+    if sprt_texts and not sprt:
+        raise UsageError(f"{sprt_texts[0]!r} is an sprt setting: give it after --sprt")
+    tc = {"move_ms": move_ms, "game_ms": game_ms, "increment_ms": increment_ms, "startup_ms": startup_ms}
+    doc = build_document(names, cmd, seats=seats, games=games, sprt=parse_sprt(sprt_texts) if sprt else None,
+                         rules=rules, params=param, seed=seed, time_control=tc, fault_policy=fault_policy,
+                         sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
+                         replays=replays, deals=deals)
+    cfg = validate(_source(doc))
+    if write_yaml is not None:
+        text = ("# written by `arena match`; play it with `arena run " + str(write_yaml) + "`\n"
+                + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))
+        write_yaml.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {write_yaml}")
+        return
+    if check:
+        from ..process.check_bot import check_commands
+
+        check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
+    run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json)
+
+
+def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = False, as_json: bool = False) -> dict:
+    """Run the match ``cfg`` through the tournament runner, printing live results; returns the summary."""
+    from tqdm import tqdm
+
+    from ..errors import ArenaError
+    from ..tournament.index import write_index
+    from ..tournament.runner import run_tournament
+    from ..tournament.standings import render_text, report
+    from ..tournament.store import DB_NAME, Store
+
+    stored: list[dict] = []
+    if (Path(cfg.output) / DB_NAME).exists():
+        try:
+            old = Store.open(cfg.output, create=False)
+        except ArenaError:
+            old = None
+        if old is not None:
+            try:
+                stored = old.games()
+            finally:
+                old.close()
+    tally = Tally(cfg, stored)
+
+    def say(text: str) -> None:
+        tqdm.write(text, file=sys.stdout)
+
+    if live and stored:
+        say(f"continuing {cfg.name}: {len(stored)} games already stored in {cfg.output}")
+
+    def on_game(task, outcome) -> None:
+        game = tally.add(task, outcome)
+        if live:
+            say(tally.game_line(game))
+            if len(tally.games) % report_every == 0:
+                for line in tally.report_lines():
+                    say(line)
+
+    summary = run_tournament(cfg, progress=progress, on_game=on_game)
+    store = Store.open(cfg.output, create=False)
+    try:
+        rep = report(store)
+    finally:
+        store.close()
+    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
+    if as_json:
+        emit_json({"summary": summary, "live": {"pairs": tally.pairs()} if cfg.seats == 2 else tally.ranks(), **rep})
+        return summary
+    if live and len(tally.games) % report_every != 0:
+        for line in tally.report_lines():
+            say(line)
+    typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s "
+               f"({summary['stored']} of {summary['scheduled']} stored in {summary['output']})"
+               + (f"; {summary['failed']} games not played, run again to retry" if summary["failed"] else ""))
+    typer.echo(render_text(rep))
+    return summary

@@ -1,0 +1,14 @@
+"""The league website: bot packages, submissions, and ``arena serve``.
+
+Owns: the bot package format (``bot.toml``, safe unpacking, packing for ``arena submit``:
+:mod:`.package`), building and checking a submitted bot in the sandbox (:mod:`.build`),
+authors' tokens and submissions, kept in tables of their own in the league's SQLite file
+(:mod:`.store`), the pipeline from upload to ladder (:mod:`.submissions`), the background
+player that keeps league games going (:mod:`.player`), the pages (:mod:`.pages`,
+:mod:`.chart`) and the Starlette app (:mod:`.app`). See ``docs/leagues.md`` and
+``docs/writing-a-bot.md``.
+
+May import: :mod:`arena.league`, :mod:`arena.process`, :mod:`arena.replay`,
+:mod:`arena.tournament`, :mod:`arena.errors` and ``engine``. Starlette and uvicorn are
+imported only by :mod:`.app` (the ``web`` extra), so the rest works without them.
+"""

@@ -1,0 +1,212 @@
+"""The website's HTML, rendered on the server from :mod:`.views` data (no script, no build step)."""
+
+from __future__ import annotations
+
+import json
+import time
+from html import escape
+from urllib.parse import quote
+
+from .chart import line_chart
+
+CSS = """
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#fff}
+header{background:#263238;color:#fff;padding:.6em 1.2em;display:flex;gap:1.4em;align-items:baseline}
+header a{color:#cfe3ff;text-decoration:none} header strong{font-size:1.15em}
+main{padding:1em 1.2em;max-width:1100px}
+table{border-collapse:collapse;margin:.5em 0 1.2em} th,td{padding:.25em .7em;border-bottom:1px solid #e3e3e3;text-align:left}
+th{background:#f3f5f7} td.num{text-align:right;font-variant-numeric:tabular-nums}
+.muted{color:#777} .ok{color:#1b7f2a} .bad{color:#b3261e} .pending{color:#a66b00}
+pre{background:#f6f8fa;padding:.7em;overflow:auto;max-height:28em;font-size:13px}
+iframe{width:100%;height:78vh;border:1px solid #ccc}
+form p{margin:.6em 0}
+"""
+
+
+def esc(value) -> str:
+    """Text for HTML."""
+    return escape("" if value is None else str(value))
+
+
+def link_bot(base: str, text: str | None = None) -> str:
+    """A link to the page of bot ``base``."""
+    return f'<a href="/bot/{quote(base)}">{esc(text or base)}</a>'
+
+
+def layout(title: str, body: str, refresh_s: int | None = None) -> str:
+    """A whole page."""
+    meta = f'<meta http-equiv="refresh" content="{refresh_s}">' if refresh_s else ""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{meta}"
+            f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
+            "<header><strong>Project L league</strong><a href=\"/\">Leaderboard</a><a href=\"/rules\">Rules</a>"
+            "<a href=\"/submit\">Submit a bot</a></header>"
+            f"<main><h1>{esc(title)}</h1>{body}</main></body></html>\n")
+
+
+def _elo(row: dict | None) -> tuple[str, str]:
+    if not row or row.get("elo") is None:
+        return "-", "-"
+    ci = row.get("elo_ci")
+    return f"{row['elo']:+.1f}", (f"[{ci[0]:+.0f}, {ci[1]:+.0f}]" if ci else "-")
+
+
+def _when(t: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t)) if t else "-"
+
+
+def games_table(games: list[dict]) -> str:
+    """Games as rows: id, seats with scores, rounds, faults."""
+    if not games:
+        return '<p class="muted">No games yet.</p>'
+    rows = []
+    for g in games:
+        seats = " vs ".join(f"{link_bot(x['bot'].split('@')[0], x['bot'])} {x['score']}" + (" (forfeited)" if x["forfeited"] else "")
+                            for x in g["seats"])
+        faults = sum(x["faults"] for x in g["seats"])
+        rows.append(f'<tr><td><a href="/game/{g["id"]}">#{g["id"]}</a></td><td>{seats}</td>'
+                    f'<td class="num">{esc(g["rounds"])}</td><td class="num">{faults or ""}</td>'
+                    f'<td class="muted">{_when(g.get("played"))}</td></tr>')
+    return ("<table><tr><th>game</th><th>seats and scores</th><th>rounds</th><th>faults</th><th>played</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_status: str) -> str:
+    """``/``: the table, the newest games and submissions."""
+    rows = []
+    for i, r in enumerate(tab["table"], 1):
+        elo, ci = _elo(r)
+        cls = ' class="muted"' if r["status"] == "retired" else ""
+        rows.append(f"<tr{cls}><td class=\"num\">{i}</td><td>{link_bot(r['base'])}</td><td>{esc(r['version'])}</td>"
+                    f"<td>{esc(r['author'])}</td><td class=\"num\">{elo}</td><td class=\"num\">{ci}</td>"
+                    f"<td class=\"num\">{r['games']}</td><td class=\"num\">{r['faults']}</td>"
+                    f"<td>{esc(r['form']) or '-'}</td><td>{esc(r['status'])}</td></tr>")
+    table = ("<table id=\"leaderboard\"><tr><th>#</th><th>bot</th><th>version</th><th>author</th><th>rating</th>"
+             "<th>95% interval</th><th>games</th><th>faults</th><th>form</th><th>status</th></tr>"
+             + "".join(rows) + "</table>") if rows else '<p class="muted">No bots yet.</p>'
+    method = (f"Ratings: {esc(tab['ratings']['method'])} on all {tab['games']} games, anchored at "
+              f"{esc(tab['ratings']['anchor'])} = 0." if tab["ratings"] else "No ratings yet.")
+    sub_rows = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{esc(s["author"])}</td>'
+                       f'<td>{_status(s["status"])}</td><td class="muted">{_when(s["submitted"])}</td></tr>'
+                       for s in subs)
+    return layout("Leaderboard", f"{table}<p class=\"muted\">{method} Background play: {esc(player_status)}.</p>"
+                  f"<h2>Recent games</h2>{games_table(recent)}"
+                  + (f"<h2>Recent submissions</h2><table>{sub_rows}</table>" if subs else ""), refresh_s=60)
+
+
+def _status(status: str) -> str:
+    cls = "ok" if status == "accepted" else "pending" if status in ("queued", "building", "checking") else "bad"
+    return f'<span class="{cls}">{esc(status)}</span>'
+
+
+def bot_page(data: dict) -> str:
+    """``/bot/NAME``: versions, rating over time, recent games, faults, submissions."""
+    rows = []
+    for v in data["versions"]:
+        elo, ci = _elo(v["row"])
+        row = v["row"] or {}
+        sub = f'<a href="/submission/{v["submission"]}">submission</a>' if v["submission"] else "added by hand"
+        rows.append(f"<tr><td>{esc(v['entry'])}</td><td>{esc(v['status'])}</td><td class=\"num\">{elo}</td>"
+                    f"<td class=\"num\">{ci}</td><td class=\"num\">{row.get('games', 0)}</td>"
+                    f"<td class=\"num\">{row.get('faults', 0)}</td><td>{sub}</td></tr>")
+    versions = ("<table><tr><th>version</th><th>status</th><th>rating</th><th>95% interval</th><th>games</th>"
+                "<th>faults</th><th></th></tr>" + "".join(rows) + "</table>") if rows else \
+        '<p class="muted">No version has entered the ladder yet.</p>'
+    faults = "".join(f'<tr><td><a href="/game/{f["game"]}">#{f["game"]}</a></td><td>{esc(f["entry"])}</td>'
+                     f'<td>{esc(f["verdict"])}</td><td class="num">{esc(f["move"])}</td><td>{esc(f["detail"])}</td></tr>'
+                     for f in data["faults"])
+    faults = (f"<table><tr><th>game</th><th>version</th><th>verdict</th><th>move</th><th>detail</th></tr>{faults}</table>"
+              if faults else '<p class="muted">No faults.</p>')
+    subs = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{_status(s["status"])}</td>'
+                   f'<td>{esc(s["verdict"]) or "-"}</td><td class="muted">{_when(s["submitted"])}</td></tr>'
+                   for s in data["submissions"])
+    author = f'<p>Author: {esc(data["author"])}</p>' if data["author"] else ""
+    pending = any(s["status"] in ("queued", "building", "checking") for s in data["submissions"])
+    body = (f"{author}<h2>Versions</h2>{versions}<h2>Rating over time</h2>{line_chart(data['history'])}"
+            f"<h2>Recent games</h2>{games_table(data['games'])}<h2>Faults</h2>{faults}"
+            + (f"<h2>Submissions</h2><table><tr><th>version</th><th>status</th><th>verdict</th><th>submitted</th></tr>"
+               f"{subs}</table>" if subs else ""))
+    return layout(data["name"], body, refresh_s=10 if pending else None)
+
+
+def submission_page(s: dict) -> str:
+    """``/submission/ID``: status, verdict, build log, conformance report, sandbox."""
+    pending = s["status"] in ("queued", "building", "checking")
+    report = s.get("check_report") or {}
+    checks = "".join(f'<tr><td class="{"ok" if c["ok"] else "bad"}">{"PASS" if c["ok"] else "FAIL"}</td>'
+                     f'<td>{esc(c["name"])}</td><td>{esc(c["detail"])}'
+                     + (f'<br><code>{esc(c["offending"])}</code>' if c.get("offending") else "") + "</td></tr>"
+                     for c in report.get("checks", []))
+    check_html = (f"<table>{checks}</table>" if checks else "") + (
+        f'<p class="bad">{esc(report["error"])}</p><pre>{esc(report.get("log", ""))}</pre>' if report.get("error") else "")
+    sandbox = s.get("sandbox") or {}
+    tiers = "".join(f"<li>{esc(step)}: tier {esc(rec.get('tier'))}; in force: {esc(', '.join(rec.get('protections', [])))}"
+                    + "".join(f"; <span class=\"bad\">not available: {esc(u['protection'])} ({esc(u['reason'])})</span>"
+                              for u in rec.get("unavailable", [])) + "</li>" for step, rec in sandbox.items())
+    body = (f"<p>Bot {link_bot(s['name'])}, version {esc(s['version'])}, by {esc(s['author'])}; "
+            f"submitted {_when(s['submitted'])}.</p>"
+            f"<p>Status: {_status(s['status'])}" + (" (this page reloads itself)" if pending else "") + "</p>"
+            + (f"<p id=\"verdict\">Verdict: {esc(s['verdict'])}</p>" if s.get("verdict") else "")
+            + f"<h2>Build log</h2><pre id=\"build-log\">{esc(s.get('build_log') or '(not built yet)')}</pre>"
+            + f"<h2>Conformance check</h2>{check_html or '<p class=muted>(not checked yet)</p>'}"
+            + (f"<h2>Sandbox</h2><ul>{tiers}</ul>" if tiers else "")
+            + f"<h2>Manifest</h2><pre>{esc(json.dumps(s['manifest'], indent=1))}</pre>")
+    return layout(f"Submission {s['id']}: {s['entry']}", body, refresh_s=3 if pending else None)
+
+
+def game_page(g: dict) -> str:
+    """``/game/ID``: the seats and the replay viewer."""
+    seats = "".join(f"<tr><td>{x['seat']}</td><td>{link_bot(x['bot'].split('@')[0], x['bot'])}</td>"
+                    f"<td class=\"num\">{x['score']}</td><td class=\"num\">{x['rank']}</td>"
+                    f"<td class=\"num\">{x['faults']}</td><td>{'yes' if x['forfeited'] else ''}</td></tr>"
+                    for x in g["seats"])
+    replay = (f'<iframe src="/game/{g["id"]}/replay" title="replay of game {g["id"]}"></iframe>'
+              f'<p><a href="/game/{g["id"]}/replay">Open the replay on its own page</a></p>'
+              if g["replay"] else '<p class="muted">No replay is stored for this game.</p>')
+    body = (f"<p>Group {g['group']}, rotation {g['rotation']}, seed {g['seed']}, {esc(g['rounds'])} rounds"
+            + (", adjudicated" if g["adjudicated"] else "") + f"; played {_when(g.get('played'))}.</p>"
+            "<table><tr><th>seat</th><th>bot</th><th>score</th><th>rank</th><th>faults</th><th>forfeited</th></tr>"
+            f"{seats}</table>{replay}")
+    return layout(f"Game #{g['id']}", body)
+
+
+def rules_page(r: dict) -> str:
+    """``/rules``: the league's rules, time control, sandbox and what a package must meet."""
+    tc = ", ".join(f"{k} = {v}" for k, v in r["time_control"].items()) or "the defaults"
+    params = ", ".join(f"{k} = {v}" for k, v in (r["rules"].get("params") or {}).items()) or "none"
+    tools = ", ".join(f"{k} ({v})" for k, v in r["toolchains"].items()) or "none found"
+    c = r["caps"]
+    body = (f"<ul><li>Rules: {esc(r['label'])} (variants: {esc(', '.join(r['rules'].get('variants') or []) or 'none')}; "
+            f"parameters: {esc(params)})</li><li>Seats per game: {r['seats']}</li>"
+            f"<li>Time control: {esc(tc)}</li><li>Games run in the <b>{esc(r['sandbox'])}</b> sandbox tier; builds "
+            f"and conformance checks in the <b>{esc(r['build_sandbox'])}</b> tier, without network.</li>"
+            f"<li>Toolchains on this server: {esc(tools)}</li>"
+            f"<li>A package: at most {c['archive_kib']} KiB packed, {c['files']} files, {c['file_mib']} MiB per file, "
+            f"{c['total_mib']} MiB unpacked; the build may take {r['build_timeout_s']:g} s, the check "
+            f"{r['check_timeout_s']:g} s.</li></ul>"
+            "<p>Matchmaking pairs bots with few games and close ratings, seat-rotated; ratings are refitted on all "
+            "games (Bradley-Terry at two seats, Plackett-Luce at three or four). A bot that breaks the protocol or "
+            "its clock forfeits the game. The protocol and the package format: <code>docs/protocol.md</code>, "
+            "<code>docs/writing-a-bot.md</code>.</p>"
+            "<h2>Submitting</h2><p>Ask the league's operator for a token, then <code>arena submit PATH --server URL "
+            "--token TOKEN</code>, or use the <a href=\"/submit\">upload form</a>, or "
+            "<code>POST /api/submissions</code> with the archive as the body and <code>Authorization: Bearer TOKEN"
+            "</code>.</p>")
+    return layout("Rules", body)
+
+
+def submit_page(error: str | None = None) -> str:
+    """``/submit``: the upload form."""
+    err = f'<p class="bad" id="error">{esc(error)}</p>' if error else ""
+    body = (f"{err}<form method=\"post\" action=\"/submit\" enctype=\"multipart/form-data\">"
+            "<p><label>Token <input type=\"password\" name=\"token\" size=\"50\" required></label></p>"
+            "<p><label>Package (.zip or .tar.gz with bot.toml) <input type=\"file\" name=\"package\" "
+            "accept=\".zip,.tar.gz,.tgz\" required></label></p>"
+            "<p><label><input type=\"checkbox\" name=\"keep_previous\" value=\"1\"> keep my previous version "
+            "playing</label></p><p><button type=\"submit\">Submit</button></p></form>")
+    return layout("Submit a bot", body)
+
+
+def error_page(title: str, message: str) -> str:
+    """A page for 404 and friends."""
+    return layout(title, f"<p>{esc(message)}</p>")

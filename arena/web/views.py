@@ -1,0 +1,155 @@
+"""What the pages show, read from the league file: the leaderboard, a bot, a game, the rules.
+
+Plain data only (the HTML is :mod:`.pages`; the JSON API returns these as they are).
+Ratings are refitted on every game, as ``arena league table`` does; a fit is cached
+until the next game is stored or an entry is added or retired.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from ..league.table import league_table
+from ..tournament.ratings import fit_ratings
+from . import store
+from .package import available_toolchains
+from .player import replay_path
+
+_cache: dict = {}
+_lock = threading.Lock()
+HISTORY_POINTS = 12
+
+
+def _cached(league, key: str, make):
+    # a new game, a new entry or a retirement changes what is shown
+    state = league.conn.execute("SELECT (SELECT COUNT(*) FROM games), (SELECT COUNT(*) FROM entries), "
+                                "(SELECT COUNT(retired) FROM entries)").fetchone()
+    full = (str(league.path), key, *state)
+    with _lock:
+        if full in _cache:
+            return _cache[full]
+    value = make()
+    with _lock:
+        if len(_cache) > 256:
+            _cache.clear()
+        _cache[full] = value
+    return value
+
+
+def base_name(entry: str) -> str:
+    """``bot`` of ``bot@1.2``."""
+    return entry.split("@")[0]
+
+
+def leaderboard(league) -> dict:
+    """The league table with each row's bot, version and author."""
+    tab = _cached(league, "table", lambda: league_table(league))
+    authors = {s["entry"]: s["author"] for s in store.submissions(league, "status = 'accepted'")}
+    rows = []
+    for r in tab["table"]:
+        name, _, version = r["name"].partition("@")
+        rows.append(dict(r, base=name, version=version or "-", author=authors.get(r["name"], "-")))
+    return dict(tab, table=rows)
+
+
+def rating_history(league, base: str) -> dict[str, list[tuple[float, float]]]:
+    """Each version's rating after every ~1/12 of the league's games (refitted on the games so far)."""
+    def make():
+        games = league.games()
+        entries = league.entries()
+        anchor = entries[0].name if entries else None
+        names = [e.name for e in entries if base_name(e.name) == base]
+        out: dict[str, list] = {n: [] for n in names}
+        if not games or not names:
+            return out
+        step = max(1, len(games) // HISTORY_POINTS)
+        cuts = sorted(set(list(range(step, len(games) + 1, step)) + [len(games)]))
+        for k in cuts:
+            prefix = games[:k]
+            if not any(x["bot"] in out for g in prefix for x in g["seats"]):
+                continue
+            fit = fit_ratings(prefix, anchor=anchor, bootstrap=0)
+            if fit is None:
+                continue
+            for n in names:
+                if n in fit.elo:
+                    out[n].append((k, fit.elo[n]))
+        return {n: pts for n, pts in out.items() if pts}
+    return _cached(league, f"history:{base}", make)
+
+
+def recent_games(league, entry_names: set[str] | None = None, limit: int = 20) -> list[dict]:
+    """The newest games (of some entries only, if given), newest first."""
+    games = league.games()
+    if entry_names is not None:
+        games = [g for g in games if any(x["bot"] in entry_names for x in g["seats"])]
+    return list(reversed(games[-limit:]))
+
+
+def read_replay(league, game: dict) -> dict | None:
+    """The stored replay record of a game, or None if there is none."""
+    path = replay_path(league.path, game["group"], game["rotation"])
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def faults_of(league, names: set[str], limit: int = 20) -> list[dict]:
+    """The faults of ``names`` (newest first), with their details from the replays."""
+    out = []
+    for g in reversed(league.games()):
+        if len(out) >= limit:
+            break
+        mine = [x for x in g["seats"] if x["bot"] in names and x["faults"]]
+        if not mine:
+            continue
+        record = read_replay(league, g) or {}
+        details = record.get("faults") or []
+        for x in mine:
+            items = details[x["seat"]] if x["seat"] < len(details) else []
+            for f in items or [{"verdict": "fault", "detail": "(no replay stored)"}]:
+                out.append({"game": g["id"], "entry": x["bot"], "verdict": f.get("verdict"), "move": f.get("move"),
+                            "detail": f.get("detail")})
+    return out[:limit]
+
+
+def bot(league, base: str) -> dict | None:
+    """Everything the page of bot ``base`` shows; None if there is no such bot."""
+    entries = [e for e in league.entries() if base_name(e.name) == base]
+    subs = store.submissions(league, "name = ?", (base,))
+    if not entries and not subs:
+        return None
+    tab = {r["name"]: r for r in leaderboard(league)["table"]}
+    names = {e.name for e in entries}
+    versions = []
+    for e in reversed(entries):
+        sub = next((s for s in subs if s["entry"] == e.name), None)
+        versions.append({"entry": e.name, "status": "active" if e.active else "retired", "row": tab.get(e.name),
+                         "submission": sub["id"] if sub else None})
+    return {"name": base, "author": subs[-1]["author"] if subs else None, "versions": versions, "submissions": subs,
+            "history": rating_history(league, base), "games": recent_games(league, names),
+            "faults": faults_of(league, names)}
+
+
+def game(league, gid: int) -> dict | None:
+    """One game, with whether its replay is stored."""
+    found = [g for g in league.games() if g["id"] == gid]
+    if not found:
+        return None
+    g = found[0]
+    g["replay"] = replay_path(league.path, g["group"], g["rotation"]).is_file()
+    return g
+
+
+def rules(league, settings) -> dict:
+    """The league's rules and what a submission must meet."""
+    spec = league.spec
+    return {"rules": spec.to_json(), "label": spec.label(), "seats": league.seats,
+            "time_control": league.meta("time_control") or {}, "sandbox": league.meta("sandbox", "basic"),
+            "build_sandbox": settings.tier, "toolchains": available_toolchains(),
+            "caps": {"archive_kib": settings.caps.archive_bytes >> 10, "files": settings.caps.files,
+                     "file_mib": settings.caps.file_bytes >> 20, "total_mib": settings.caps.total_bytes >> 20},
+            "build_timeout_s": settings.build_timeout_s, "check_timeout_s": settings.check_timeout_s}

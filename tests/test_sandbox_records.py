@@ -1,0 +1,81 @@
+"""The sandbox in records and configuration: ``arena play --json`` says which tier ran and
+what was in force; strict refuses with a sentence where it cannot run, or falls back to
+the tier a tournament file or ``--sandbox-fallback`` names."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.process import sandbox
+from arena.tournament.config import ConfigError, load_config
+from proc_check import misbehaving
+from strict_check import require_strict
+
+runner = CliRunner()
+GOOD = " ".join(misbehaving("good"))
+MISSING = "bubblewrap is not installed (the strict tier needs it: apt-get install bubblewrap)"
+
+
+def play(*args):
+    return runner.invoke(app, ["play", "--cmd", GOOD, "--cmd", GOOD, "--param", "max_rounds=2", *args])
+
+
+def test_play_json_records_the_strict_tier_and_its_protections():
+    require_strict()
+    res = play("--json", "--sandbox", "strict")
+    assert res.exit_code == 0, res.output
+    record = json.loads(res.output.splitlines()[-1])["sandbox"]
+    assert record["tier"] == "strict" and "requested" not in record
+    assert {"bubblewrap", "pid_namespace", "no_network", "private_tmp", "read_only_view", "cgroup_memory",
+            "cgroup_pids", "cgroup_cpu", "cpu_accounting_tree", "freezer", "tree_kill"} <= set(record["protections"])
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch):
+    monkeypatch.setattr(sandbox, "bwrap_status", lambda: (None, MISSING))
+
+
+def test_strict_without_bubblewrap_refuses_with_one_sentence(no_bwrap):
+    res = play("--sandbox", "strict")
+    assert res.exit_code == 2
+    assert "the strict sandbox cannot run: bubblewrap is not installed" in res.output
+    assert "apt-get install bubblewrap" in res.output and "Traceback" not in res.output
+
+
+def test_strict_falls_back_to_the_named_tier_and_the_record_says_why(no_bwrap):
+    res = play("--json", "--sandbox", "strict", "--sandbox-fallback", "basic")
+    assert res.exit_code == 0, res.output
+    record = json.loads(res.output.splitlines()[-1])["sandbox"]
+    assert record["tier"] == "basic" and record["requested"] == "strict"
+    assert record["fallback_reason"] == MISSING
+    assert "bubblewrap" not in record["protections"] and "scrubbed_env" in record["protections"]
+
+
+def write(tmp_path, sandbox_yaml: str):
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        name: t
+        bots:
+          - random
+          - greedy
+        sandbox: {sandbox_yaml}
+        """))
+    return path
+
+
+def test_a_tournament_file_may_name_a_fallback_tier(tmp_path):
+    assert load_config(write(tmp_path, "{tier: strict, fallback: basic}")).sandbox == {"tier": "strict",
+                                                                                      "fallback": "basic"}
+    assert load_config(write(tmp_path, "{tier: strict}")).sandbox == "strict"
+    assert load_config(write(tmp_path, "strict")).sandbox == "strict"
+    with pytest.raises(ConfigError, match="fallback.*'iron' is not one of none, basic, strict"):
+        load_config(write(tmp_path, "{tier: strict, fallback: iron}"))
+    with pytest.raises(ConfigError, match="needs 'tier'"):
+        load_config(write(tmp_path, "{fallback: basic}"))
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_config(write(tmp_path, "{tier: strict, fallbak: basic}"))
