@@ -22,6 +22,7 @@ Modules, in the order ``arena --help`` lists their commands:
 - :mod:`.web` — ``serve``, ``submit``, ``league token``: the league website;
 - :mod:`.experiment` — ``experiment``;
 - :mod:`.bench` — ``bench engine|protocol|tournament``;
+- :mod:`.rl` — ``bench env`` (the reinforcement-learning environment);
 - :mod:`.options` — ``--rules`` / ``--param`` parsing shared by the commands.
 """
 
@@ -37,6 +38,7 @@ from . import variants  # noqa: F401  (variants, plugins, solo)
 from . import league  # noqa: F401  (league ...)
 from . import experiment  # noqa: F401  (experiment)
 from . import bench  # noqa: F401  (bench ...)
+from . import rl  # noqa: F401  (bench env)
 from . import web  # noqa: F401  (serve, submit, league token ...)
 from .app import app
 

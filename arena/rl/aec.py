@@ -1,0 +1,169 @@
+"""Project L as a PettingZoo AEC environment: every seat an agent, 1-4 seats, any rules.
+
+::
+
+    from arena.rl.aec import env
+    e = env(rules="revised,ghost", players=3)
+    e.reset(seed=7)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = e.action_space(agent).sample(obs["action_mask"])
+        e.step(action)
+
+Agents are ``seat_0`` ... ``seat_{n-1}``; the one to move is ``agent_selection`` (the same
+seat for the steps of a sequence: a master action, ghost placements, level-up steps,
+finishing touches; see :mod:`arena.rl.spaces`). Observations are
+``{"observation": float32 array, "action_mask": int8 array}`` (:mod:`arena.rl.observe`);
+``infos[agent]["observation"]`` is the engine's JSON observation of that seat (turn it
+off with ``json_obs=False`` for speed). Rewards come at the end of the game (``reward``:
+``outcome`` or ``score``, see :meth:`arena.rl.core.Table.rewards`). ``reset(seed=s)``
+deals the game ``arena play --seed s`` deals, so episodes are reproducible.
+
+An index the mask forbids ends the game: the agent that gave it gets ``illegal_reward``
+(-1) and the others 0, and ``infos[agent]["illegal"]`` says why (``illegal="raise"``
+raises :class:`~arena.rl.spaces.IllegalIndex` instead). ``max_steps`` truncates an
+episode after that many steps (the rules' own ``max_rounds`` already bounds a game).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .core import Table
+from .spaces import IllegalIndex
+
+
+def observation_space(table: Table) -> spaces.Dict:
+    """The Dict space of a table's observations."""
+    ob = table.observer
+    return spaces.Dict({
+        "observation": spaces.Box(ob.low, ob.high, dtype=np.float32),
+        "action_mask": spaces.Box(0, 1, (table.space.size,), dtype=np.int8),
+    })
+
+
+class ProjectLEnv(AECEnv):
+    """The AEC environment; see the module docstring."""
+
+    metadata = {"name": "project_l_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, rules=None, players: int = 2, params: dict | None = None, reward: str = "outcome",
+                 json_obs: bool = True, illegal: str = "terminate", illegal_reward: float = -1.0,
+                 max_steps: int | None = None, render_mode: str | None = None):
+        super().__init__()
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f"illegal must be terminate or raise, got {illegal!r}")
+        self.table = Table(rules, players, params, reward, json_obs)
+        self.possible_agents = [f"seat_{i}" for i in range(players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = observation_space(self.table)
+        act_space = spaces.Discrete(self.table.space.size)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self.max_steps = max_steps
+        self.render_mode = render_mode
+        self._rng = np.random.default_rng()
+        self.agents = []
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self._rng.integers(2**31))
+        self.table.deal(game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.steps = 0
+        self._rewarded = False
+        self._after_move()
+
+    def observe(self, agent):
+        return self.table.observe(self.agent_name_mapping[agent])
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
+        self.steps += 1
+        try:
+            self.table.play(action)
+        except IllegalIndex as exc:
+            if self.illegal == "raise":
+                raise
+            for a in self.agents:
+                self.terminations[a] = True
+                self.infos[a] = {"illegal": f"{agent}: {exc}"}
+            self.rewards[agent] = self.illegal_reward
+            self._rewarded = True
+            self._accumulate_rewards()
+            return
+        self._after_move()
+        if self._rewarded:  # rewards come only at the end (or for an illegal index)
+            self._accumulate_rewards()
+
+    def _after_move(self) -> None:
+        game = self.table.game
+        if game.is_over:
+            for a, r in zip(self.possible_agents, self.table.rewards()):
+                if a in self.rewards:
+                    self.rewards[a] = r
+                    self.terminations[a] = True
+            self._rewarded = True
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[game.to_move()]
+            if self.max_steps is not None and self.steps >= self.max_steps:
+                for a in self.agents:
+                    self.truncations[a] = True
+        if self.table.json_obs:
+            for a in self.agents:
+                self.infos[a] = self.table.info(self.agent_name_mapping[a])
+
+    # ------------------------------------------------------------------ display
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        return render_text(self.table)
+
+    def close(self) -> None:
+        pass
+
+
+def render_text(table: Table) -> str:
+    """The game as text: round, phase and each seat's supply, puzzles and score."""
+    from arena.replay.render import render_player, render_rows
+    game = table.game
+    lines = [f"round {game.round}, {game.phase_name}, seat {game.to_move()} to move"]
+    lines += render_rows(game)
+    for s in range(game.n):
+        lines += render_player(game, s)
+    return "\n".join(lines)
+
+
+def env(**kwargs) -> ProjectLEnv:
+    """A new :class:`ProjectLEnv` (PettingZoo's usual factory name)."""
+    return ProjectLEnv(**kwargs)

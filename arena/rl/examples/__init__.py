@@ -1,0 +1,1 @@
+"""Examples of learning with the environments of :mod:`arena.rl` (numpy only)."""
