@@ -333,7 +333,8 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
     replay_path = req["replay_path"]
     replay_error = None
     if replay_path:
-        meta = {"seats": [s.name for s in seats], "bots": [s.name for s in seats], "move_times": match.move_times,
+        meta = {"seats": [s.name for s in seats], "bots": [s.name for s in seats], "ready": [s.ready for s in seats],
+                "move_times": match.move_times,
                 "faults": [s.faults for s in seats], "sandbox": sandbox_record, "time_control": tc.to_json(),
                 "fault_policy": req["fault_policy"]}
         try:

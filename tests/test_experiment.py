@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import textwrap
@@ -157,6 +158,13 @@ def test_experiment_command_writes_report_charts_and_csv(tmp_path):
     assert all(int(r["seat0_white"]) + int(r["seat0_black"]) >= 0 for r in rows)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["rule_sets"] == ["revised", "4-actions"]
+    # run again (every game is stored, none is played): the summary as CSV, one row per rule set
+    again = CliRunner().invoke(app, ["experiment", str(path), "--no-progress", "--no-charts", "--csv"])
+    assert again.exit_code == 0, again.output
+    table = list(csv.DictReader(io.StringIO(again.output[again.output.index("rule_set,"):])))  # after stderr's lines
+    assert [r["rule_set"] for r in table] == ["revised", "4-actions"]
+    assert all(int(r["games"]) == 4 and 0 <= float(r["seat0_wins"]) <= 1 for r in table)
+    assert float(table[0]["rounds_low"]) <= float(table[0]["rounds"]) <= float(table[0]["rounds_high"])
 
 
 def test_experiment_command_reports_a_bad_file_as_a_sentence(tmp_path):

@@ -335,3 +335,14 @@ def test_truecolor_terminals_get_the_viewer_palette(monkeypatch):
     assert paint("L3", "L") == f"\x1b[1;38;2;{r};{g};{b}mL\x1b[0m"
     monkeypatch.delenv("COLORTERM")
     assert paint("L3", "L") == "\x1b[34mL\x1b[0m"
+
+
+def test_bots_are_named_with_the_name_and_version_they_sent_in_ready(record):
+    """The referee keeps each seat's `ready` in the replay; the viewer labels the bots with it."""
+    rec = dict(record, bots=["greedy", "rawbot.py"],
+               ready=[{"name": "greedy", "version": "1.0"}, {"name": "Lucky", "version": "2.5"}])
+    data = viewer_data(rec)
+    assert data["bots"] == ["greedy 1.0", "rawbot.py (Lucky 2.5)"]
+    assert data["title"].startswith("greedy 1.0 vs rawbot.py (Lucky 2.5)")
+    # a replay without `ready` (in-process games) keeps the seat names
+    assert viewer_data(record)["bots"] == ["greedy", "greedy"]

@@ -22,15 +22,19 @@ def experiment_cmd(
     charts: bool = typer.Option(True, "--charts/--no-charts", help="Draw the PNG charts."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_csv: bool = typer.Option(False, "--csv", help="Print the per-rule-set summary as CSV (every game is in games.csv)."),
 ) -> None:
     """Play the same seeded deals under several rule sets and compare them: report.md, charts, games.csv.
 
     Every game is stored as it finishes: after Ctrl-C or a crash, the same command continues
     where it stopped. Without --progress a line is printed every ten seconds.
     """
+    from ..errors import UsageError
     from ..experiment import load_experiment, run_experiment
     from ..experiment.report import write_report
 
+    if as_json and as_csv:
+        raise UsageError("give --json or --csv, not both")
     cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games,
                                                       deals=deals)
     run = run_experiment(cfg, progress=progress, echo=lambda t: typer.echo(t, err=True))
@@ -39,6 +43,9 @@ def experiment_cmd(
     if as_json:
         emit_json({"output": str(out), "games": len(run["rows"]), "played": run["played"], "failed": run["failed"],
                    "elapsed_s": run["elapsed_s"], "games_per_s": run["games_per_s"], **comp})
+        return
+    if as_csv:
+        typer.echo(summary_csv(comp), nl=False)
         return
     typer.echo(f"{len(run['rows'])} games under {len(cfg.rule_sets)} rule sets; {run['played']} played in "
                f"{run['elapsed_s']:.1f} s ({run['games_per_s']:.1f} games/s on {run['concurrency']} workers)"
@@ -49,3 +56,21 @@ def experiment_cmd(
         typer.echo(f"  {name:16} rounds {s['rounds']['mean']:5.2f}  score {s['score']['mean']:6.2f}  "
                    f"seat wins {wins}  adjudicated {s['adjudicated']['rate']:.0%}  faults {s['faults']}")
     typer.echo(f"report: {out / 'report.md'}")
+
+
+def summary_csv(comp: dict) -> str:
+    """One CSV row per rule set: means and rates of the printed summary, with 95% intervals."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    seats = max(len(comp["summaries"][n]["seat_wins"]) for n in comp["rule_sets"])
+    out.writerow(["rule_set", "games", "rounds", "rounds_low", "rounds_high", "score", "score_low", "score_high",
+                  "adjudicated", "faults"] + [f"seat{i}_wins" for i in range(seats)])
+    for name in comp["rule_sets"]:
+        s = comp["summaries"][name]
+        out.writerow([name, s.get("games", ""), s["rounds"]["mean"], s["rounds"].get("low"), s["rounds"].get("high"),
+                      s["score"]["mean"], s["score"].get("low"), s["score"].get("high"), s["adjudicated"]["rate"],
+                      s["faults"]] + [w["rate"] for w in s["seat_wins"]])
+    return buf.getvalue()

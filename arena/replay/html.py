@@ -23,7 +23,7 @@ from engine.errors import ReplayMismatch
 from engine.replay import load_replay, state_digest, steps
 
 from ..errors import ArenaError, UsageError
-from .render import PIECE_COLOURS, describe
+from .render import PIECE_COLOURS, bot_label, describe
 from .html_assets import CSS, JS
 
 
@@ -114,6 +114,10 @@ def viewer_data(record: dict) -> dict:
             cards[p.id] = {"color": p.color, "points": p.points, "reward": p.reward,
                            "recess": [[i // 5, i % 5] for i in range(25) if p.recess >> i & 1]}
     bots = record.get("bots") or record.get("seats") or [f"seat {s}" for s in range(record["players"])]
+    ready = record.get("ready") or []
+    if len(ready) == len(bots):  # the name and version each bot sent in `ready`
+        bots = [bot_label(str(b), r if isinstance(r, dict) and isinstance(r.get("name"), str) else None)
+                for b, r in zip(bots, ready)]
     return {"title": f"{' vs '.join(map(str, bots))} - seed {record['seed']}, rules {rules.spec.label()}",
             "bots": bots, "seed": record["seed"], "rules": rules.spec.label(), "result": game.result(),
             "cards": cards, "shapes": {s.name: {"cells": [list(c) for c in s.cells],

@@ -151,3 +151,12 @@ def describe(entry: dict) -> str:
         return f"seat {seat} passes"
     rest = {k: v for k, v in a.items() if k != "type"}
     return f"seat {seat} {kind} {json.dumps(rest) if rest else ''}".rstrip()
+
+
+def bot_label(bot: str, ready: dict | None) -> str:
+    """How a bot is shown: with the name and version it sent in ``ready`` when known
+    (``greedy 1.0``; ``rawbot (MyBot 2.1)`` when the two names differ)."""
+    if not ready:
+        return bot
+    version = f" {ready['version']}" if ready.get("version") else ""
+    return f"{bot}{version}" if ready["name"] == bot else f"{bot} ({ready['name']}{version})"

@@ -182,17 +182,6 @@ class ActionIndex:
             raise IllegalIndex("R14", f"the action space of rules {self.rules.spec.label()} has no index for "
                                       f"{type(action).__name__}") from None
 
-    def place_of(self, index: int, game) -> Place | None:
-        """The :class:`Place` a placement index names in ``game`` (None: no puzzle there)."""
-        pos, pid = divmod(index - self.PLACE, self.placements)
-        unfinished = game.players[game.seat].unfinished
-        return Place(unfinished[pos].card, pid) if pos < len(unfinished) else None
-
-    def indices(self, game, actions) -> list[int]:
-        """The indices of the engine's single ``actions`` for the player to move."""
-        flags = self.flags(game, actions)
-        return [i for i, f in enumerate(flags) if f]
-
     def flags(self, game, actions) -> bytearray:
         """The mask of the engine's single ``actions`` for the player to move, as one
         byte per index (the hot path of every step: the common action types are numbered

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 
+from ..replay.render import bot_label
 from .ratings import fit_ratings
 from .sprt import SPRT, describe, group_scores, pentanomial
 from .store import Store
@@ -114,15 +115,6 @@ def render_head_to_head_csv(cells: list[dict]) -> str:
     for c in cells:
         w.writerow(c)
     return buf.getvalue()
-
-
-def bot_label(bot: str, ready: dict | None) -> str:
-    """How a bot is shown: with the name and version it sent in ``ready`` when known
-    (``greedy 1.0``; ``rawbot (MyBot 2.1)`` when the two names differ)."""
-    if not ready:
-        return bot
-    version = f" {ready['version']}" if ready.get("version") else ""
-    return f"{bot}{version}" if ready["name"] == bot else f"{bot} ({ready['name']}{version})"
 
 
 def leader_line(rows: list[dict]) -> str:
