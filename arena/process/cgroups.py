@@ -266,7 +266,8 @@ def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False) ->
             pass
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (a process of another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -290,7 +291,7 @@ def sweep_cgroups() -> int:
             parts = name.split("-")
             if not name.startswith(PREFIX) or len(parts) < 3 or not parts[1].isdigit():
                 continue
-            if int(parts[1]) == os.getpid() or _pid_alive(int(parts[1])):
+            if int(parts[1]) == os.getpid() or pid_alive(int(parts[1])):
                 continue
             d = Path(base) / name
             freezer = d / "freezer.state"

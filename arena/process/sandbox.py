@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .cgroups import Cgroup, cgroup_layout, sweep_cgroups
+from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
 from ..errors import ArenaError
 from .transport import session_members
 
@@ -228,16 +228,6 @@ def _new_dir(label: str) -> str:
     return str(path)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _proc_uids() -> dict[int, list[int]]:
     """``{real uid: [pids]}`` of every live (non-zombie) process in the range of bot uids."""
     found: dict[int, list[int]] = {}
@@ -387,7 +377,7 @@ def sweep_stale() -> dict:
     for point in sorted(points, key=len, reverse=True):
         if point.startswith(str(root) + "/"):
             owner = point[len(str(root)) + 1:].split("-", 1)[0]
-            if owner.isdigit() and not _pid_alive(int(owner)):
+            if owner.isdigit() and not pid_alive(int(owner)):
                 if _libc().umount2(os.fsencode(point), 2) == 0:  # MNT_DETACH
                     removed["mounts"] += 1
     try:
@@ -396,7 +386,7 @@ def sweep_stale() -> dict:
         names = []
     for name in names:
         owner = name.split("-", 1)[0]
-        if owner.isdigit() and int(owner) != os.getpid() and not _pid_alive(int(owner)):
+        if owner.isdigit() and int(owner) != os.getpid() and not pid_alive(int(owner)):
             shutil.rmtree(root / name, ignore_errors=True)
             removed["folders"] += 1
     removed["cgroups"] = sweep_cgroups()
