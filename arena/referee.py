@@ -70,7 +70,7 @@ from engine.events import events_since
 from .process.botproc import BotProcess
 from .process.pool import DEFAULT_MAX_GAMES, PooledBot, ProcessPool, pool_key
 from .errors import UsageError
-from .process.protocol import hello_message, request_message
+from .process.protocol import EncodedJSON, hello_message, request_message
 from .process.sandbox import Limits, Sandbox
 from .process.timecontrol import Clock, TimeControl
 from .process.transport import BotFault
@@ -95,7 +95,9 @@ def _hello(seat: int, rules, time_control: dict, seed: int) -> dict:
     if cached is None or cached[0] is not rules:
         if len(_HELLOS) > 64:
             _HELLOS.clear()
-        cached = _HELLOS[id(rules)] = (rules, hello_message(0, rules, {}, 0))
+        base = hello_message(0, rules, {}, 0)
+        base["cards"] = EncodedJSON.of(base["cards"])  # encoded once, spliced into each hello
+        cached = _HELLOS[id(rules)] = (rules, base)
     hello = dict(cached[1])
     hello.update(seat=seat, time_control=time_control, seed=seed)
     return hello

@@ -185,8 +185,9 @@ def test_every_message_the_referee_sends_in_a_real_game_matches_the_schema(monke
     original = protocol.encode
 
     def spy(message):
-        sent.append(json.loads(json.dumps(message)))
-        return original(message)
+        line = original(message)
+        sent.append(json.loads(line))  # what goes down the pipe
+        return line
 
     monkeypatch.setattr(protocol, "encode", spy)
     play_game({"seats": [{"bot": "random"}, {"bot": "pass"}], "seed": 2, "sandbox": "none",
@@ -313,3 +314,18 @@ def test_control_characters_of_a_bot_are_escaped_in_messages(game):
     assert "\x1b" not in str(info.value) and "\\x1b[2J\\x1b]0;owned\\x07 not json" in str(info.value)
     with pytest.raises(BotProtocolError, match="must be printable text"):
         check_ready({"type": "ready", "id": 1, "name": "bot\x1b[31m"})
+
+
+def test_pre_encoded_cards_make_the_same_hello_line():
+    """The referee encodes a ruleset's card data once and splices it into every hello."""
+    from engine import RuleSpec, compile_rules
+
+    from arena.process.protocol import EncodedJSON
+
+    rules = compile_rules(RuleSpec.make(["revised", "ghost"]), 3)
+    hello = hello_message(1, rules, {"move_ms": 100}, 7)
+    hello.update(id=5, options={"name": "é"})
+    spliced = dict(hello, cards=EncodedJSON.of(hello["cards"]))
+    line = encode(spliced)
+    assert line.endswith(b"}\n") and line.count(b"\n") == 1
+    assert json.loads(line) == json.loads(encode(hello))

@@ -79,8 +79,24 @@ def _decode(text: str):
     return value if end == len(text) else _decode_padded(text)
 
 
+class EncodedJSON(str):
+    """A value already encoded as JSON text, put into a message's line as it is.
+
+    The ``cards`` of ``hello`` (tens of kilobytes, the same for every game of a ruleset) are
+    encoded once this way instead of once per seat and game."""
+
+    @classmethod
+    def of(cls, value) -> "EncodedJSON":
+        """``value`` encoded as the protocol encodes messages (compact, UTF-8 as is)."""
+        return cls(_dumps(value))
+
+
 def encode(message: dict) -> bytes:
-    """One message as a UTF-8 JSON line."""
+    """One message as a UTF-8 JSON line (an :class:`EncodedJSON` ``cards`` value spliced in)."""
+    cards = message.get("cards")
+    if type(cards) is EncodedJSON:
+        rest = {k: v for k, v in message.items() if k != "cards"}
+        return (_dumps(rest)[:-1] + ',"cards":' + cards + "}\n").encode()
     return (_dumps(message) + "\n").encode()
 
 
