@@ -47,7 +47,7 @@ from pathlib import Path
 
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
 from ..errors import ArenaError
-from .transport import session_members
+from .transport import proc_files, session_members
 
 TIERS = ("none", "basic", "strict")
 CLONE_NEWNET = 0x40000000
@@ -231,18 +231,7 @@ def _new_dir(label: str) -> str:
 def _proc_uids() -> dict[int, list[int]]:
     """``{real uid: [pids]}`` of every live (non-zombie) process in the range of bot uids."""
     found: dict[int, list[int]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/status", "rb") as f:
-                text = f.read(2048)
-        except OSError:
-            continue
+    for pid, text in proc_files("status", 2048):
         state = uid = None
         for line in text.split(b"\n"):
             if line.startswith(b"State:"):
@@ -252,7 +241,7 @@ def _proc_uids() -> dict[int, list[int]]:
                 break
         if uid is None or state == [b"Z"] or not UID_BASE <= uid < UID_BASE + UID_SLOTS:
             continue
-        found.setdefault(uid, []).append(int(name))
+        found.setdefault(uid, []).append(pid)
     return found
 
 

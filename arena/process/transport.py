@@ -387,26 +387,31 @@ class LineTransport:
         return code
 
 
+def proc_files(name: str, size: int = -1):
+    """``(pid, bytes)`` of ``/proc/PID/NAME`` for every process that can be read now."""
+    try:
+        pids = os.listdir("/proc")
+    except OSError:
+        return
+    for pid in pids:
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as f:
+                yield int(pid), f.read(size)
+        except OSError:
+            continue
+
+
 def session_members(sid: int) -> list[int]:
     """Live (non-zombie) processes whose session or process group is ``sid``."""
     found = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
+    for pid, data in proc_files("stat"):
         fields = data[data.rfind(b")") + 2:].split()
         if fields[0] == b"Z":
             continue
         if int(fields[2]) == sid or int(fields[3]) == sid:
-            found.append(int(name))
+            found.append(pid)
     return found
 
 
