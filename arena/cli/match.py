@@ -331,10 +331,10 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
     from tqdm import tqdm
 
     from ..errors import ArenaError
-    from ..tournament.index import write_index
     from ..tournament.runner import run_tournament
-    from ..tournament.standings import render_text, report
+    from ..tournament.standings import render_text
     from ..tournament.store import DB_NAME, Store
+    from .tournament import finish_run
 
     stored: list[dict] = []
     if (Path(cfg.output) / DB_NAME).exists():
@@ -364,12 +364,7 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
                     say(line)
 
     summary = run_tournament(cfg, progress=progress, on_game=on_game)
-    store = Store.open(cfg.output, create=False)
-    try:
-        rep = report(store)
-    finally:
-        store.close()
-    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
+    rep = finish_run(cfg, summary)
     if as_json:
         emit_json({"summary": summary, "live": {"pairs": tally.pairs()} if cfg.seats == 2 else tally.ranks(), **rep})
         return summary

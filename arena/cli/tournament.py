@@ -38,6 +38,24 @@ def validate_cmd(
                f"output {cfg.output}")
 
 
+
+def finish_run(cfg, summary: dict) -> dict:
+    """After a run (``arena run``, ``arena match``): the stored standings, and ``index.html``
+    written, its path put in ``summary["index"]``."""
+    from ..tournament.index import write_index
+    from ..tournament.standings import report
+    from ..tournament.store import Store
+
+    store = Store.open(cfg.output, create=False)
+    try:
+        rep = report(store)
+    finally:
+        store.close()
+    # index.html with the standings and every game; HTML viewers for the first games only,
+    # so a long tournament is not slowed down (`arena index` writes them all).
+    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
+    return rep
+
 @command("run")
 def run_cmd(
     file: Path = typer.Argument(..., help="A tournament file (YAML)."),
@@ -60,8 +78,7 @@ def run_cmd(
     Exits non-zero when a game could not be played (it is not stored; running again retries it)."""
     from ..tournament.config import load_config
     from ..tournament.runner import run_tournament
-    from ..tournament.standings import render_text, report
-    from ..tournament.store import Store
+    from ..tournament.standings import render_text
 
     cfg = load_config(file).with_overrides(output=output, concurrency=concurrency, dask=dask,
                                            play="inprocess" if inprocess else None, deals=deals)
@@ -72,16 +89,7 @@ def run_cmd(
 
         check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
     summary = run_tournament(cfg, progress=progress)
-    store = Store.open(cfg.output, create=False)
-    try:
-        rep = report(store)
-    finally:
-        store.close()
-    from ..tournament.index import write_index
-
-    # index.html with the standings and every game; HTML viewers for the first games only,
-    # so a long tournament is not slowed down (`arena index` writes them all).
-    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
+    rep = finish_run(cfg, summary)
     if as_json:
         emit_json({"summary": summary, **rep})
     else:
