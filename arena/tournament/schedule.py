@@ -25,6 +25,7 @@ import hashlib
 import itertools
 import math
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -58,15 +59,17 @@ def game_key(name: str, group: int, rotation: int, seed: int) -> str:
 GREEDY_TABLES = 200
 
 
-class Tables:
+class Tables(ABC):
     """The tables of one cycle, computed on demand: ``len(tables)`` and ``tables[i]`` cost
     O(seats) or O(seats log n), never a list of the whole cycle."""
 
+    @abstractmethod
     def __len__(self) -> int:
-        raise NotImplementedError
+        """How many tables the cycle has."""
 
+    @abstractmethod
     def __getitem__(self, i: int) -> tuple[str, ...]:
-        raise NotImplementedError
+        """Table ``i``: the bots' names in seat order."""
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
