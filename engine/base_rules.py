@@ -295,8 +295,12 @@ def _owned(counts) -> bytes:
     return bytes(counts).translate(_ANY)
 
 
-def legal_actions(game) -> list:
-    """Every legal single action of the player to move (R3; master combos excluded)."""
+def legal_actions(game, places: bool = True) -> list:
+    """Every legal single action of the player to move (R3; master combos excluded).
+
+    ``places=False`` leaves the placements out, and nothing else: for callers that number
+    the placements from the geometry themselves (the action masks of
+    :mod:`arena.rl.spaces`; tests compare the two on every variant)."""
     if game.phase != ACTION:
         return game.rules.decision_options[game.phase](game)
     rs = game.rules
@@ -321,7 +325,7 @@ def legal_actions(game) -> list:
             rs.upgrade_cache.clear()
         rs.upgrade_cache[key] = ups
     out.extend(ups)
-    if p.unfinished:
+    if p.unfinished and places:
         shapes = rs.owned_cache.get(owned)
         if shapes is None:
             shapes = rs.owned_cache[owned] = tuple(i for i, have in enumerate(owned) if have)

@@ -221,7 +221,10 @@ class Ruleset:
       class -> ``fn(rules, action) -> dict`` (the compiled ruleset, not a game: see
       :mod:`engine.codec`).
     - ``extra_generators``: ``fn(game, out_list)`` adding variant actions to the legal list
-      (a generator may also prune ``out_list`` in place).
+      (a generator may also prune ``out_list`` in place). A generator that never adds or
+      removes a placement may say so with ``fn.keeps_places = True``: the action masks of
+      :mod:`arena.rl.spaces` then number the placements from the geometry (faster)
+      instead of mapping the whole list.
     - ``setup``: ``fn(game, rng, deal)`` deals the game (``deal`` is an explicit deal or
       None, see :mod:`engine.deal`); ``setup_hooks``: ``fn(game, rng)`` run after it.
     - ``reward``: ``fn(game, player, card) -> bool`` gives a completed puzzle's reward;

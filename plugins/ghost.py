@@ -207,6 +207,9 @@ def generate(game, out) -> None:
             out.extend(acts)
 
 
+generate.keeps_places = True  # adds and prunes other actions, never a placement (see engine.rules)
+
+
 # ---------------------------------------------------------------- level-up rewards
 def step_targets(rs, reserve, give: int) -> tuple[int, ...]:
     """One level-up step from ``give``: shapes of the lowest higher level in stock, up to 5."""

@@ -180,6 +180,9 @@ def generate(game, out) -> None:
             out.append(rs.blind_actions[BLACK])
 
 
+generate.keeps_places = True  # adds and prunes other actions, never a placement (see engine.rules)
+
+
 def observe(game, seat: int, obs: dict) -> None:
     """R9.4 is public: every seat sees who has taken a black puzzle since the trigger."""
     for entry, p in zip(obs["seats"], game.players):

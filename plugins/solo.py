@@ -181,6 +181,9 @@ def generate(game, out) -> None:
     out.extend(rs.grid_takes[i] for i in range(GRID_SLOTS) if grid[i] >= 0)
 
 
+generate.keeps_places = True  # adds and prunes other actions, never a placement (see engine.rules)
+
+
 # ---------------------------------------------------------------- the automaton (R12.3)
 def automaton_turn(game) -> None:
     rs = game.rules

@@ -10,10 +10,10 @@ import random
 import numpy as np
 import pytest
 
-from engine import FINISH, LEVEL_UP, Game, RuleSpec, action_from_json, action_to_json
+from engine import FINISH, LEVEL_UP, Game, RuleSpec, action_from_json, action_to_json, compile_rules
 from engine.actions import Finish, LevelUp, Master, Place
 
-from arena.rl.spaces import GHOST, MASTER, Chooser, IllegalIndex, action_index
+from arena.rl.spaces import GHOST, MASTER, ActionIndex, Chooser, IllegalIndex, action_index
 from rl_helpers import CONFIGS, accepted, sample_states
 
 
@@ -59,6 +59,57 @@ def test_masked_single_actions_are_exactly_the_engines(label, variants, players)
             assert bool(mask[space.MASTER]) == accepted(game, Master((places[0],)))
         checked += 1
     assert checked >= 4 * 8 - 2
+
+
+def test_built_in_variants_let_the_mask_number_placements_itself():
+    """The masks above were built the fast way (placements from the geometry, the rest
+    from the engine's list) on every built-in variant."""
+    for _, variants, players in CONFIGS:
+        assert action_index(compile_rules(RuleSpec.make(variants), players)).own_placements, variants
+
+
+def _prune_first_puzzle(game, out):
+    p = game.players[game.seat]
+    if p.unfinished:
+        first = p.unfinished[0].card
+        out[:] = [a for a in out if not (type(a) is Place and a.puzzle == first)]
+
+
+def _filter_first_puzzle(game, actions):
+    out = list(actions)
+    _prune_first_puzzle(game, out)
+    return out
+
+
+@pytest.mark.parametrize("seam", ["generator", "filter"])
+def test_a_house_rule_that_prunes_gets_the_engines_own_list(seam):
+    """A generator that does not declare ``keeps_places``, or any action filter, may
+    remove placements: the mask then maps the engine's whole list, and matches it."""
+    rules = compile_rules.__wrapped__(RuleSpec(), 2)  # a ruleset of this test's own
+    if seam == "generator":
+        rules.extra_generators.append(_prune_first_puzzle)
+    else:
+        rules.action_filters.append(_filter_first_puzzle)
+    space = ActionIndex(rules)
+    assert not space.own_placements
+    rng = random.Random(4)
+    game = Game.new(rules, 2, 11)
+    checked = pruned = 0
+    while not game.is_over:
+        legal = game.legal_actions()
+        if game.phase == 0:
+            mask = Chooser(game, space).mask()
+            singles = [i for i in np.flatnonzero(mask) if i != space.MASTER and not space.GHOST <= i < space.PLACE]
+            assert sorted(space.index_of(a, game) for a in legal) == singles
+            p = game.players[game.seat]
+            if p.unfinished:
+                # placements that fit on the first puzzle, which the house rule forbids
+                first = p.unfinished[0]
+                owned = bytes(1 if n else 0 for n in p.supply)
+                pruned += bool(space.placement_run(first.card, first.filled, owned))
+            checked += 1
+        game.apply(rng.choice(legal))
+    assert checked > 20 and pruned > 0
 
 
 def _check_sequence_masks(game, chooser, build, rng, depth=3):

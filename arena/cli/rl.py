@@ -24,7 +24,9 @@ def bench_env_cmd(
     Every recorded greedy game is replayed twice: by the engine alone (list the legal
     actions, apply the recorded move) and through the PettingZoo environment of
     `arena.rl` (each move as its index sequence: env.step, then the observation array
-    and mask of the agent to move). Needs `pip install '.[rl]'`.
+    and mask of the agent to move). The two are timed game by game, interleaved (on a
+    shared machine the speed drifts); of 5 passes, the one with the median ratio is
+    printed, with the range of ratios. Needs `pip install '.[rl]'`.
     """
     try:
         import gymnasium  # noqa: F401
@@ -47,3 +49,5 @@ def bench_env_cmd(
     typer.echo(f"  env steps/s (step + array observation + mask): {result['env_steps_per_s']:>8,.0f}"
                f"  = {result['ratio']:.0%} of the engine's rate")
     typer.echo(f"  env steps/s with the JSON observation in info: {result['env_steps_per_s_json']:>8,.0f}")
+    typer.echo(f"  (the median of {result['passes']} passes, engine and environment timed game by game, "
+               f"interleaved; ratios {result['ratio_min']:.0%}-{result['ratio_max']:.0%})")

@@ -34,6 +34,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from engine.actions import OVER
+
 from .core import Table
 from .spaces import IllegalIndex
 
@@ -120,6 +122,10 @@ class ProjectLEnv(AECEnv):
             self.rewards[agent] = self.illegal_reward
             self._rewarded = True
             self._accumulate_rewards()
+            return
+        game = self.table.game
+        if game.phase != OVER and self.max_steps is None and not self.table.json_obs:  # the usual step, inline
+            self.agent_selection = self.possible_agents[game.seat]
             return
         self._after_move()
         if self._rewarded:  # rewards come only at the end (or for an illegal index)

@@ -11,7 +11,8 @@ Each engine decision and each environment step is timed on its own, with the eng
 benchmark's own function. A master action or finishing touches take several steps, so the environment also makes
 more steps than the engine makes decisions; both counts are printed. The figure with the
 JSON observation in ``infos`` (``json_obs=True``) is printed beside. Engine and
-environment passes alternate; the fastest of each counts.
+environment are timed game by game, interleaved, so that both meet the same machine
+speed; the pass with the median ratio is reported, with the range.
 """
 
 from __future__ import annotations
@@ -65,8 +66,12 @@ def _time_env(spec: RuleSpec, sequences, json_obs: bool) -> tuple[int, float]:
 def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) -> dict:
     """Engine decisions/s and environment steps/s on the same recorded greedy games.
 
-    The engine's passes and the environment's alternate (``passes`` of each, the fastest
-    of each counts), so a machine whose load changes during the run slows both alike."""
+    A shared machine's speed drifts over seconds, so the two are timed game by game,
+    interleaved (engine first on even games, environment first on odd ones): the engine
+    on a ruleset of its own, the environment on the shared one, each with its caches
+    emptied and warmed on other games at the start of a pass. Each pass gives a ratio of
+    the environment's rate to the engine's; the pass with the median ratio is reported,
+    with the lowest and highest ratio beside it."""
     from arena.bench.engine import _record_games, _time_replays
 
     from engine import compile_rules
@@ -75,39 +80,54 @@ def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) ->
     from .spaces import action_index
 
     spec = spec or RuleSpec()
-    rules = compile_rules(spec, 2)
+    env_rules = compile_rules(spec, 2)  # the ruleset every environment of these rules shares
+    engine_rules = compile_rules.__wrapped__(spec, 2)  # a second one, with caches of its own
     recorded = _record_games(spec, games)
     warmup = _record_games(spec, games, first_seed=10_000)
     sequences = _index_sequences(spec, recorded)
     warm_sequences = _index_sequences(spec, warmup)
+
     def fresh():
         # as in `arena bench engine`: every cache emptied, then warmed on other games, so
         # the timed games meet states the caches have not seen
-        rules.clear_caches()
-        observer(rules).clear_caches()
-        action_index(rules).clear_caches()
-        _time_replays(rules, warmup)
+        for rules in (engine_rules, env_rules):
+            rules.clear_caches()
+        observer(env_rules).clear_caches()
+        action_index(env_rules).clear_caches()
+        _time_replays(engine_rules, warmup)
         _time_env(spec, warm_sequences, False)
 
-    engine = env = json_env = (0, float("inf"))
+    runs = []
     for _ in range(passes):
         fresh()
-        decisions, t, _ = _time_replays(rules, recorded)
-        engine = min(engine, (decisions, t), key=lambda r: r[1])
-        fresh()
-        env = min(env, _time_env(spec, sequences, False), key=lambda r: r[1])
-        fresh()
-        json_env = min(json_env, _time_env(spec, sequences, True), key=lambda r: r[1])
-    engine_rate = engine[0] / engine[1]
-    steps_per_s = env[0] / env[1]
+        decisions = steps = 0
+        t_engine = t_env = 0.0
+        for k, (game, seq) in enumerate(zip(recorded, sequences)):
+            for part in ((0, 1) if k % 2 == 0 else (1, 0)):
+                if part == 0:
+                    d, t, _ = _time_replays(engine_rules, [game])
+                    decisions += d
+                    t_engine += t
+                else:
+                    n, t = _time_env(spec, [seq], False)
+                    steps += n
+                    t_env += t
+        json_steps, t_json = _time_env(spec, sequences, True)
+        ratio = (steps / t_env) / (decisions / t_engine)
+        runs.append((ratio, decisions, t_engine, steps, t_env, json_steps, t_json))
+    runs.sort()
+    ratio, decisions, t_engine, steps, t_env, json_steps, t_json = runs[len(runs) // 2]
     return {
         "rules": spec.label(),
         "games": games,
-        "engine_decisions": engine[0],
-        "engine_decisions_per_s": round(engine_rate, 1),
-        "env_steps": env[0],
-        "env_steps_per_s": round(steps_per_s, 1),
-        "env_decisions_per_s": round(engine[0] / env[1], 1),
-        "ratio": round(steps_per_s / engine_rate, 4),
-        "env_steps_per_s_json": round(json_env[0] / json_env[1], 1),
+        "passes": passes,
+        "engine_decisions": decisions,
+        "engine_decisions_per_s": round(decisions / t_engine, 1),
+        "env_steps": steps,
+        "env_steps_per_s": round(steps / t_env, 1),
+        "env_decisions_per_s": round(decisions / t_env, 1),
+        "ratio": round(ratio, 4),
+        "ratio_min": round(runs[0][0], 4),
+        "ratio_max": round(runs[-1][0], 4),
+        "env_steps_per_s_json": round(json_steps / t_json, 1),
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import OVER, Game, RuleSpec, compile_rules, observation
+from engine.actions import ACTION
 from engine.errors import ParameterError
 
 from .observe import observer
@@ -51,10 +52,12 @@ class Table:
         self.observer = observer(self.rules)
         self.game: Game | None = None
         self.chooser: Chooser | None = None
+        self.memo: dict = {}  # each seat's last observation array (see Observer.encode)
 
     def deal(self, seed: int) -> None:
         """A new game from ``seed`` (the same deal as ``arena play --seed``)."""
         self.game = Game.new(self.rules, self.players, seed)
+        self.memo = {}
         self.chooser = Chooser(self.game, self.space)
         self.settle()
 
@@ -75,9 +78,11 @@ class Table:
         move = self.chooser.play(index)
         if move is None:
             return False
-        self.game.apply(move)
+        game = self.game
+        game.apply(move)
         self.chooser.reset()
-        self.settle()
+        if game.phase != ACTION:  # a decision or the end may follow (an action is never forced)
+            self.settle()
         return True
 
     def apply(self, move) -> None:
@@ -91,8 +96,10 @@ class Table:
         (the mask is all zeros when the seat is not to move)."""
         game = self.game
         if game.seat == seat and game.phase != OVER:
-            return {"observation": self.observer.encode(game, seat, self.chooser), "action_mask": self.chooser.mask()}
-        return {"observation": self.observer.encode(game, seat), "action_mask": np.zeros(self.space.size, dtype=np.int8)}
+            return {"observation": self.observer._encode_delta(game, seat, self.chooser, self.memo),
+                    "action_mask": self.chooser.mask()}
+        return {"observation": self.observer._encode_delta(game, seat, None, self.memo),
+                "action_mask": np.zeros(self.space.size, dtype=np.int8)}
 
     def info(self, seat: int) -> dict:
         """The seat's info: the JSON observation when ``json_obs`` is on."""

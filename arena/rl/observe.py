@@ -38,6 +38,9 @@ reward ``+1``, reward ``+2``, the 25 recess cells. Cells are row-major on the 5x
 
 from __future__ import annotations
 
+import struct
+from array import array
+
 import numpy as np
 
 from engine.actions import OVER
@@ -106,7 +109,20 @@ class Observer:
                 row[3 + S + int(pz.reward[1]) - 1] = 1
             row[5 + S:] = _bits([pz.recess])[0]
         self.cards = table
+        #: each card block (and the empty slot's, last) as float32 bytes; a puzzle's
+        #: covered cells likewise, per cells mask (built on first use)
+        self.card_bytes = [row.tobytes() for row in table]
+        self.cell_bytes = _CellBytes()
+        self.pack_shapes = struct.Struct(f"<{S}f").pack_into  # S float32 values into a buffer
         self.orders = [[(seat + j) % n for j in range(n)] for seat in range(n)]
+        # for each seat, the seats in its order, with the byte offsets of their blocks:
+        # (j, seat, supply, stats, end of stats, card blocks, covered cells)
+        o_seats = self.off["seats"]
+        self.seat_rows = [
+            [(j, s, 4 * (o_seats + j * (S + 5)), 4 * (o_seats + j * (S + 5) + S), 4 * (o_seats + (j + 1) * (S + 5)),
+              4 * (self.off["cards"] + (self.slots + j * U) * C), 4 * (self.off["covered"] + j * U * CELLS))
+             for j, s in enumerate(order)]
+            for order in self.orders]
         self.pad = [[0] * (U - k) for k in range(U + 1)]
         self.holes = [[-1] * (U - k) for k in range(U + 1)]
         self.o_cards, self.o_covered, self.o_pending = self.off["cards"], self.off["covered"], self.off["pending"]
@@ -117,16 +133,24 @@ class Observer:
         """Empty the block caches (for benchmarks; they only speed things up)."""
         self._card_cache.clear()
         self._cell_cache.clear()
+        self.cell_bytes.clear()
 
     def layout(self) -> list[dict]:
         """Every block: name, offset, size, low, high."""
         return [{"name": n, "offset": a, "size": s, "low": lo, "high": hi} for n, a, s, lo, hi in self.blocks]
 
-    def encode(self, game, seat: int, chooser=None, view: dict | None = None) -> np.ndarray:
+    def encode(self, game, seat: int, chooser=None, view: dict | None = None, memo: dict | None = None) -> np.ndarray:
         """The observation array of ``seat``; ``chooser`` adds the sequence under way,
-        ``view`` (the seat's JSON observation) supplies counts and scores hidden from it."""
+        ``view`` (the seat's JSON observation) supplies counts and scores hidden from it.
+
+        ``memo`` (a dict the caller keeps, one per game it follows; ignored with
+        ``view``) holds each seat's last array and the inputs of its blocks: the blocks
+        whose inputs did not change are not rebuilt. The result is always a new array
+        equal to what the call without ``memo`` returns (tests compare them)."""
+        if memo is not None and view is None:
+            return self._encode_delta(game, seat, chooser, memo)
         rules = self.rules
-        S, U, n = self.S, self.U, self.n
+        S, U = self.S, self.U
         out = np.zeros(self.size, np.float32)
         phase = game.phase
         head = [0.0] * self.head
@@ -225,6 +249,165 @@ class Observer:
             for pos in chooser.positions:
                 block[pos, CELLS] = 1
         return out
+
+
+    def _encode_delta(self, game, seat: int, chooser, memo: dict) -> np.ndarray:
+        """:meth:`encode` from the seat's last array in ``memo``: each block is rewritten
+        only when its inputs differ from those it was built from (a step changes one or
+        two of them). The head (everything before the card blocks) is kept in an
+        ``array.array``, whose item stores cost far less than numpy's, and copied into
+        the array in one move."""
+        S, U, C = self.S, self.U, self.C
+        last = memo.get(seat)
+        if last is None:
+            last = memo[seat] = _Last(self.size, self.n)
+        out, hd, raw = last.out, last.head, last.raw
+        card_bytes, cell_bytes = self.card_bytes, self.cell_bytes
+        join, pack_s = b"".join, self.pack_shapes
+        phase = game.phase
+        me_to_move = game.seat == seat and phase != OVER
+        mode = chooser.mode if (chooser is not None and me_to_move) else NONE
+        if (phase, mode) != last.phase:
+            hd[:9] = _ZEROS9
+            if phase != OVER:
+                hd[phase] = 1.0
+            hd[4 + mode] = 1.0
+            last.phase = (phase, mode)
+        _PACK8(hd, 36, game.actions_left, game.master_used, game.end_triggered, game.round, game.final_round or 0,
+               me_to_move, len(game.decks[0]), len(game.decks[1]))
+        reserve = game.reserve
+        if reserve != last.reserve:
+            pack_s(hd, 68, *reserve)
+            last.reserve = reserve[:]
+        at = 17 + S
+        decision = game.decision if me_to_move else None
+        if mode != NONE or decision is not None:
+            block = [0.0] * (2 * S + 1)
+            if mode != NONE:
+                block[:S] = _pending_supply(chooser)
+            if decision is not None:
+                if "options" in decision:
+                    idx = self.rules.shape_index
+                    for name in decision["options"]:
+                        block[S + idx[name]] = 1.0
+                if "steps" in decision:
+                    block[2 * S] = decision["steps"] - (len(chooser.steps) if chooser is not None else 0)
+            hd[at:at + 2 * S + 1] = array("f", block)
+            last.extra = True
+        elif last.extra:
+            hd[at:at + 2 * S + 1] = array("f", [0.0] * (2 * S + 1))
+            last.extra = False
+        at += 2 * S + 1
+        rules = self.rules
+        ids = game.rows[0] + game.rows[1]
+        if len(ids) < 2 * self.R:
+            ids += [-1] * (2 * self.R - len(ids))
+        if self.solo:
+            extra = game.extra
+            hd[at:at + 5] = array("f", (*extra["locks"], extra["automaton_supply"],
+                                     sum(rules.points[x] for x in extra["automaton_pile"])))
+            at += 5
+            ids += extra["grid"]
+        if ids != last.ids:  # the rows (and the solo grid); -1, an empty slot, reads the empty last row
+            o = self.o_cards * 4
+            raw[o:o + self.slots * C * 4] = join(map(card_bytes.__getitem__, ids))
+            last.ids = ids
+        visible = rules.scores_visible or phase == OVER
+        points = rules.points
+        held, covered, supplies, stats = last.held, last.covered, last.supplies, last.stats
+        penalties = rules.score_penalties
+        players = game.players
+        holes, pad = self.holes, self.pad
+        for j, s, o_supply, o_stats, o_end, o_held, o_covered in self.seat_rows[seat]:
+            p = players[s]
+            supply = p.supply
+            if supply != supplies[j]:
+                pack_s(hd, o_supply, *supply)
+                supplies[j] = supply[:]
+            # R7.1 as Game.score computes it. A pile is only ever added to in a game (one
+            # memo follows one game), so its length stands for its points.
+            completed = p.completed
+            key = (len(completed), p.finish_pieces, p.forfeited, p.extra.get("black_after_end", 0) if p.extra else 0,
+                   j == 0 or visible)
+            if penalties or key != stats[j]:
+                if key[4]:
+                    score = sum(map(points.__getitem__, completed)) - key[1] * rules.finishing_touch_cost
+                    for penalty in penalties:
+                        score -= penalty(game, s)
+                    _PACK5(hd, o_stats, key[0], score, 1, key[2], key[3])
+                else:
+                    _PACK5(hd, o_stats, key[0], 0, 0, key[2], key[3])
+                stats[j] = key
+            unfinished = p.unfinished
+            if unfinished != held[j]:  # the same puzzle objects hold the same cards
+                cards = [pz.card for pz in unfinished]
+                k = len(cards)
+                raw[o_held:o_held + 4 * U * C] = join(map(card_bytes.__getitem__, cards + holes[k] if k < U else cards))
+                held[j] = unfinished[:]
+            cells = [pz.filled for pz in unfinished]
+            if cells != covered[j]:
+                covered[j] = cells
+                if len(cells) < U:
+                    cells = cells + pad[len(cells)]
+                raw[o_covered:o_covered + 4 * U * CELLS] = join(map(cell_bytes.__getitem__, cells))
+        pending = mode != NONE and (chooser.pending_cells or chooser.positions)
+        if pending or last.pending:
+            block = out[self.o_pending:].reshape(U, CELLS + 1)
+            block[:] = 0.0
+            if pending:
+                for pos, cells in chooser.pending_cells.items():
+                    block[pos, :CELLS] = _bits([cells])[0]
+                for pos in chooser.positions:
+                    block[pos, CELLS] = 1
+            last.pending = bool(pending)
+        return out.copy()
+
+
+class _Last:
+    """A seat's last array in :meth:`Observer.encode`'s memo, and what its blocks were
+    built from (None or -1: not built yet)."""
+
+    __slots__ = ("out", "head", "raw", "phase", "reserve", "extra", "ids", "supplies", "stats", "held", "covered", "pending")
+
+    def __init__(self, size: int, seats: int):
+        # the whole array, in one buffer seen three ways: values (the head's stores),
+        # raw bytes (the blocks, copied from prepared float32 bytes), numpy (the result)
+        self.head = array("f", bytes(4 * size))
+        self.raw = memoryview(self.head).cast("B")
+        self.out = np.frombuffer(self.head, dtype=np.float32)
+        self.phase = None
+        self.reserve = None
+        self.extra = False
+        self.ids = None
+        self.supplies: list = [None] * seats
+        self.stats: list = [None] * seats
+        self.held: list = [None] * seats
+        self.covered: list = [None] * seats
+        self.pending = False
+
+
+_ZEROS9 = array("f", [0.0] * 9)
+
+
+_PACK8 = struct.Struct("<8f").pack_into
+_PACK5 = struct.Struct("<5f").pack_into
+
+#: the five cells of a 5-bit row chunk, as five float32 0/1 values
+_FIVE = [array("f", [(x >> i) & 1 for i in range(5)]).tobytes() for x in range(32)]
+
+
+class _CellBytes(dict):
+    """Cells mask -> its 25 cells as float32 0/1 bytes (row-major, bit i = cell i)."""
+
+    def __missing__(self, cells: int) -> bytes:
+        if len(self) > 100_000:
+            self.clear()
+        five = _FIVE
+        value = self[cells] = (five[cells & 31] + five[cells >> 5 & 31] + five[cells >> 10 & 31]
+                               + five[cells >> 15 & 31] + five[cells >> 20 & 31])
+        return value
+
+
 
 
 def _span(space, name):

@@ -59,6 +59,7 @@ import numpy as np
 
 from engine.actions import (ACTION, FINISH, LEVEL_UP, REWARD, Finish, LevelUp, Master, Pass, Place, TakePiece, TakePuzzle,
                             Upgrade)
+from engine.base_rules import legal_actions
 from engine.codec import from_json, to_json
 from engine.errors import IllegalAction
 
@@ -67,6 +68,11 @@ NONE, MASTER, GHOST, FINISHING, LEVELING = range(5)
 MODE_NAMES = ("none", "master", "ghost", "finish", "level_up")
 GRID_SLOTS = 9
 _COLORS = ("white", "black")
+
+
+#: bytes.translate table: a count -> 1 if any (``bytes(supply).translate(_ANY)``: the shapes held)
+_ANY = bytes([0] + [1] * 255)
+_frombuffer, _INT8 = np.frombuffer, np.int8  # positional: numpy's keyword parsing costs more than the copy
 
 
 class IllegalIndex(IllegalAction):
@@ -114,6 +120,17 @@ class ActionIndex:
         self.simple: dict = {a: i for i, a in enumerate(self.actions) if a is not None}
         self._ghost_index = {(gs, take): self.GHOST + k for k, (gs, take) in enumerate(self.ghosts)}
         self._fits: dict[tuple[int, int], np.ndarray] = {}
+        #: (card, filled cells, shapes held) -> the mask bytes of that puzzle's placements
+        #: (P bytes, or b"" when none fits); see :meth:`placement_run`
+        self.placement_runs = _Runs(self)
+        self._card_fits: dict[int, list] = {}
+        #: whether masks may number the placements themselves: the rules list their
+        #: actions with the base enumeration (which can leave the placements out), no
+        #: filter prunes the list, and every variant generator declares that it leaves
+        #: placements alone (``keeps_places``); otherwise the engine's full list is mapped
+        self.own_placements = (rules.enumerate is legal_actions and not rules.action_filters
+                               and all(getattr(g, "keeps_places", False) for g in rules.extra_generators))
+        self._places: dict[tuple[int, int], Place] = {}  # (card, placement id) -> its Place, made once
         self.master_possible = Master in rules.handlers and rules.master_enabled
 
     # ------------------------------------------------------------------ layout
@@ -195,11 +212,14 @@ class ActionIndex:
             for a in actions:
                 t = type(a)
                 if t is Place:
-                    out[base[a[0]] + a[1]] = 1
+                    card, i = a
+                    out[base[card] + i] = 1
                 elif t is Upgrade:
-                    out[UP + a[0] * S + a[1]] = 1
+                    give, i = a
+                    out[UP + give * S + i] = 1
                 elif t is TakePuzzle:
-                    out[TP + a[0] * R + a[1]] = 1
+                    color, i = a
+                    out[TP + color * R + i] = 1
                 elif t is Pass:
                     out[0] = 1
                 elif t is TakePiece:
@@ -215,7 +235,13 @@ class ActionIndex:
         """The :class:`Place` a placement index names in ``game`` (None: no puzzle there)."""
         pos, pid = divmod(index - self.PLACE, self.placements)
         unfinished = game.players[game.seat].unfinished
-        return Place(unfinished[pos].card, pid) if pos < len(unfinished) else None
+        if pos >= len(unfinished):
+            return None
+        key = (unfinished[pos].card, pid)
+        place = self._places.get(key)
+        if place is None:
+            place = self._places[key] = Place(*key)
+        return place
 
     def indices(self, game, actions) -> list[int]:
         """The indices of the engine's single ``actions`` for the player to move (the
@@ -250,6 +276,27 @@ class ActionIndex:
     def clear_caches(self) -> None:
         """Empty the caches (for benchmarks; they only speed things up)."""
         self._fits.clear()
+        self.placement_runs.clear()
+        self._card_fits.clear()
+
+    def placement_run(self, card: int, filled: int, owned: bytes) -> bytes:
+        """The ``P`` mask bytes of the placements on ``card`` with ``filled`` cells of the
+        shapes flagged in ``owned`` (one byte per shape), b"" when none fits."""
+        per_card = self._card_fits.get(card)
+        if per_card is None:
+            g = self.rules.geometry
+            recess = self.rules.recess[card]
+            per_card = self._card_fits[card] = [[(g.placement_mask[pid], pid) for pid in g.fits(s, recess)]
+                                                for s in range(self.shapes)]
+        run = bytearray(self.placements)
+        found = False
+        for s, have in enumerate(owned):
+            if have:
+                for mask, pid in per_card[s]:
+                    if not mask & filled:
+                        run[pid] = 1
+                        found = True
+        return bytes(run) if found else b""
 
     def fitting(self, shape: int, empty: int) -> np.ndarray:
         """Placement ids of ``shape`` within the ``empty`` cells, as an index array."""
@@ -260,6 +307,21 @@ class ActionIndex:
                 self._fits.clear()
             hit = self._fits[key] = np.array(self.rules.geometry.fits(shape, empty), dtype=np.intp)
         return hit
+
+
+class _Runs(dict):
+    """(card, filled cells, shapes held) -> :meth:`ActionIndex.placement_run`, made on
+    first use (bounded: emptied when it grows past 200,000 entries)."""
+
+    def __init__(self, space: ActionIndex):
+        super().__init__()
+        self.space = space
+
+    def __missing__(self, key):
+        if len(self) > 200_000:
+            self.clear()
+        run = self[key] = self.space.placement_run(*key)
+        return run
 
 
 @lru_cache(maxsize=64)
@@ -315,7 +377,8 @@ class Chooser:
 
     def mask(self) -> np.ndarray:
         """The legal-action mask now: int8, 1 where the index is legal (a new array)."""
-        return np.frombuffer(self._state(), dtype=np.int8).copy()
+        flags = self._mask if self._mask is not None else self._state()
+        return _frombuffer(flags[:], _INT8)  # a copy of the bytes, seen by numpy as they are (writable)
 
     def _compute(self) -> tuple[bytearray, bool]:
         """The mask (one byte per index), and whether ``done`` is the only legal index."""
@@ -323,9 +386,29 @@ class Chooser:
         space = self.space
         mode = self.mode
         if game.phase == ACTION and mode == NONE:
-            flags = space.flags(game, game.legal_actions())
-            if space.master_possible and not game.master_used and flags.find(1, space.PLACE) >= 0:
-                flags[space.MASTER] = 1
+            if not space.own_placements:
+                flags = space.flags(game, game.rules.enumerate(game))
+                if space.master_possible and not game.master_used and flags.find(1, space.PLACE) >= 0:
+                    flags[space.MASTER] = 1
+                return flags, False
+            # The engine lists everything but the placements; each puzzle's placements
+            # come as one prepared run of bytes, per (card, filled cells, shapes held).
+            flags = space.flags(game, legal_actions(game, False))
+            p = game.players[game.seat]
+            unfinished = p.unfinished
+            if unfinished:
+                runs = space.placement_runs
+                owned = bytes(p.supply).translate(_ANY)
+                parts = [runs[pz.card, pz.filled, owned] for pz in unfinished]
+                if any(parts):  # a run is empty (b"") when nothing fits
+                    P = space.placements
+                    at = space.PLACE
+                    for part in parts:
+                        if part:
+                            flags[at:at + P] = part
+                        at += P
+                    if space.master_possible and not game.master_used:
+                        flags[space.MASTER] = 1
             return flags, False
         m = np.zeros(space.size, dtype=np.int8)
         if game.phase == REWARD:
