@@ -206,3 +206,22 @@ def test_layout_blocks_tile_the_array():
         at += block["size"]
     assert at == ob.size
     assert "solo" in [b["name"] for b in ob.layout()]
+
+
+def test_bench_env_reports_both_rates_from_the_same_games():
+    """``arena bench env`` runs and reports consistent figures (their values are a
+    benchmark's business, not a test's)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "env", "--games", "2", "--rules", "revised", "--json"])
+    assert result.exit_code == 0, result.output
+    r = json.loads(result.output)
+    assert r["rules"] == "revised" and r["games"] == 2 and r["engine_decisions"] > 20
+    assert r["env_steps"] >= r["engine_decisions"]  # compound moves take several steps
+    assert r["ratio_min"] <= r["ratio"] <= r["ratio_max"]
+    assert abs(r["ratio"] - r["env_steps_per_s"] / r["engine_decisions_per_s"]) < 0.01
+
