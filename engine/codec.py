@@ -21,7 +21,6 @@ from .actions import (BLACK, COLOR_NAMES, PASS, TAKE_PIECE, WHITE, Finish, Level
                       Reward, TakePiece, TakePuzzle, Upgrade)
 from .cards import GRID
 from .errors import IllegalAction
-from .geometry import mask_to_cells
 
 _COLORS = {"white": WHITE, "black": BLACK}
 #: the largest magnitude of an integer field (slots are single digits)
@@ -135,8 +134,49 @@ def shape_name(rules, s: int) -> str:
     return rules.shapes[s].name
 
 
+_PLACEMENT_FIELDS = frozenset(("type", "puzzle", "piece", "cells"))
+
+
+def cells_mask(cells) -> int | None:
+    """The bitmask of a ``[[row, col], ...]`` list of distinct on-grid integer cells, or
+    None for anything else (the checking path then says what is wrong)."""
+    if type(cells) is not list:
+        return None
+    m = 0
+    for cell in cells:
+        if type(cell) is not list or len(cell) != 2:
+            return None
+        r, c = cell
+        if type(r) is not int or type(c) is not int or not (0 <= r < GRID and 0 <= c < GRID):
+            return None
+        bit = 1 << (r * GRID + c)
+        if m & bit:
+            return None
+        m |= bit
+    return m
+
+
+def piece_placement(rules, shape_name: Any, cells: Any) -> int | None:
+    """The placement id of a well-formed piece (a shape's name and its cells), or None."""
+    shape = rules.shape_index.get(shape_name) if type(shape_name) is str else None
+    if shape is None:
+        return None
+    m = cells_mask(cells)
+    return None if m is None else rules.geometry.lookup.get((shape, m))
+
+
 def parse_placement(rules, obj: Any, what: str = "a placement") -> Place:
-    """``{"puzzle": id, "piece": shape, "cells": [[r, c], ...]}`` -> :class:`Place`."""
+    """``{"puzzle": id, "piece": shape, "cells": [[r, c], ...]}`` -> :class:`Place`.
+
+    A well-formed placement is read straight away; anything else goes through the checks
+    below, which raise with a sentence that says what is wrong (the same verdicts)."""
+    if type(obj) is dict and obj.keys() <= _PLACEMENT_FIELDS:
+        puzzle = obj.get("puzzle")
+        card = rules.puzzle_index.get(puzzle) if type(puzzle) is str else None
+        if card is not None:
+            pid = piece_placement(rules, obj.get("piece"), obj.get("cells"))
+            if pid is not None:
+                return Place(card, pid)
     if not isinstance(obj, dict):
         raise IllegalAction("R14", f"{what} must be an object with 'puzzle', 'piece' and 'cells'")
     check_fields(obj, ("type", "puzzle", "piece", "cells"), what)
@@ -172,7 +212,7 @@ def placement_json(rules, place: Place) -> dict:
     g = rules.geometry
     return {"puzzle": rules.puzzles[place.puzzle].id,
             "piece": rules.shapes[g.placement_shape[place.placement]].name,
-            "cells": mask_to_cells(g.placement_mask[place.placement])}
+            "cells": g.cells_of(place.placement)}
 
 
 def parse_placements(rules, obj: dict, what: str) -> tuple[Place, ...]:

@@ -85,6 +85,14 @@ class Geometry:
                 table[(m & -m).bit_length() - 1].append(pid)
             self.anchor.append([tuple(t) for t in table])
         self._fits: dict[tuple[int, int], tuple[int, ...]] = {}
+        #: each placement's cells, row-major, as ``((row, col), ...)``: for JSON, where
+        #: ``list(map(list, cells))`` gives :func:`mask_to_cells`'s lists without the loop
+        self.placement_cells: list[tuple[tuple[int, int], ...]] = [
+            tuple(map(tuple, mask_to_cells(m))) for m in self.placement_mask]
+
+    def cells_of(self, pid: int) -> list[list[int]]:
+        """``mask_to_cells(placement_mask[pid])``, a new list each call."""
+        return list(map(list, self.placement_cells[pid]))
 
     def fits(self, shape: int, empty: int) -> tuple[int, ...]:
         """Placement ids of ``shape`` that lie entirely within the ``empty`` cells."""

@@ -64,9 +64,8 @@ def game_from_observation(obs: dict):
     """
     from .actions import PHASE_NAMES
     from .game import Game, PlayerState
-    from .rules import RuleSpec, compile_rules
 
-    rules = compile_rules(RuleSpec.from_json(obs["rules"]), obs["players"])
+    rules = _compiled(obs["rules"], obs["players"])
     game = Game(rules, None)
     game.reserve = [obs["reserve"].get(s.name, 0) for s in rules.shapes]
     game.decks = [[-1] * obs["decks"]["white"], [-1] * obs["decks"]["black"]]
@@ -96,3 +95,25 @@ def game_from_observation(obs: dict):
     for hook in rules.restore_hooks:
         hook(game, obs)
     return game
+
+
+_COMPILED: dict = {}
+
+
+def _compiled(spec_json, players):
+    """The compiled ruleset of an observation's ``rules`` (a bot rebuilds a game for every
+    request: the usual spec, variants without parameters, is looked up by its names)."""
+    from .rules import RuleSpec, compile_rules
+
+    if type(spec_json) is dict and not spec_json.get("params") and spec_json.keys() <= {"variants", "params"}:
+        variants = spec_json.get("variants")
+        if type(variants) is list and all(type(v) is str for v in variants):
+            key = (tuple(variants), players)
+            hit = _COMPILED.get(key)
+            if hit is None:
+                if len(_COMPILED) > 64:
+                    _COMPILED.clear()
+                hit = _COMPILED[key] = compile_rules(RuleSpec.from_json(spec_json), players)
+            return hit
+    return compile_rules(RuleSpec.from_json(spec_json), players)
+

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from .actions import PHASE_NAMES
 from .codec import from_json as action_from_json
-from .codec import parse_placement, placement_json, to_json as action_to_json
+from .codec import parse_placement, piece_placement, placement_json, to_json as action_to_json
 from .game import Game, PlayerState, PuzzleInPlay
-from .geometry import mask_to_cells
 from .rules import RuleSpec, compile_rules, jsonable
 
 
@@ -37,18 +36,23 @@ def _counts(rules, obj) -> list[int]:
 def puzzle_to_json(rules, pz: PuzzleInPlay) -> dict:
     """A puzzle in play: ``{"puzzle": id, "pieces": [{"piece": shape, "cells": [...]}]}``."""
     g = rules.geometry
+    shapes, shape_of, cells = rules.shapes, g.placement_shape, g.placement_cells
     return {"puzzle": rules.puzzles[pz.card].id,
-            "pieces": [{"piece": rules.shapes[g.placement_shape[pid]].name,
-                        "cells": mask_to_cells(g.placement_mask[pid])} for pid in pz.placed]}
+            "pieces": [{"piece": shapes[shape_of[pid]].name, "cells": list(map(list, cells[pid]))} for pid in pz.placed]}
 
 
 def puzzle_from_json(rules, obj: dict) -> PuzzleInPlay:
     """Inverse of :func:`puzzle_to_json` (each piece checked to be its shape)."""
     pz = PuzzleInPlay(rules.puzzle_index[obj["puzzle"]])
+    masks = rules.geometry.placement_mask
     for piece in obj["pieces"]:
-        placement = parse_placement(rules, {"puzzle": obj["puzzle"], **piece}).placement
+        placement = None
+        if type(piece) is dict and len(piece) == 2:  # {"piece", "cells"}, as puzzle_to_json writes it
+            placement = piece_placement(rules, piece.get("piece"), piece.get("cells"))
+        if placement is None:  # anything else is checked, and refused with a sentence
+            placement = parse_placement(rules, {"puzzle": obj["puzzle"], **piece}).placement
         pz.placed.append(placement)
-        pz.filled |= rules.geometry.placement_mask[placement]
+        pz.filled |= masks[placement]
     return pz
 
 
