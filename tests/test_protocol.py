@@ -10,7 +10,7 @@ from arena.process.protocol import (Protocol, card_data, check_ready, encode, he
                             request_message)
 from arena.process.schema import validate
 from arena.process.transport import BotNonJson, BotProtocolError, BotTimeout
-from engine import Game, RuleSpec, action_to_json, observation
+from engine import Game, RuleSpec, action_to_json, compile_rules, observation
 from engine.events import events_since
 
 
@@ -168,6 +168,28 @@ def test_encode_is_one_compact_utf8_line():
     line = encode({"type": "quit", "id": 3, "note": "é"})
     assert line == '{"type":"quit","id":3,"note":"é"}\n'.encode()
     assert parse_line(line[:-1]) == {"type": "quit", "id": 3, "note": "é"}
+
+
+def test_encode_gives_the_standard_librarys_json_for_every_message(monkeypatch):
+    """orjson writes the lines; the standard library's text is the reference (same values,
+    integer keys as strings), and what orjson refuses (an integer beyond 64 bits in a
+    bot's options) is written by the standard library instead of failing."""
+    import arena.process.protocol as protocol
+
+    game = Game.new(RuleSpec.make(["revised"]), 2, 5)
+    msg = request_message("action", observation(game, 1), [], {"move_ms": 5.5, "game_left_ms": None}, None)
+    msg.update(id=7, scores={0: 3, 1: -2})
+    line = encode(msg)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line) == json.loads(json.dumps(msg))
+    huge = {"type": "hello", "id": 1, "options": {"depth": 2 ** 70}}
+    assert json.loads(encode(huge)) == huge
+    hello = hello_message(0, compile_rules(RuleSpec(), 2), {"move_ms": 100}, 3)
+    hello["cards"] = protocol.EncodedJSON.of(hello["cards"])
+    spliced = json.loads(encode(hello))
+    assert spliced["cards"] == json.loads(hello["cards"]) and spliced["seat"] == 0
+    monkeypatch.setattr(protocol, "orjson", None)  # the standard library alone: the same values
+    assert json.loads(encode(msg)) == json.loads(line)
 
 
 def test_schema_rejects_a_reply_without_id():
