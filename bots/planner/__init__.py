@@ -43,7 +43,8 @@ reads the clock, so its moves do not depend on the machine or its load (``planne
 constants are :class:`Weights` (``PlannerPolicy(weights=Weights(tempo=1))``).
 
 Strength (``python -m bots.planner_eval``: paired, seat-rotated games against ``greedy``,
-in-process, 2 workers on a shared 2-core machine; 95% Wilson intervals):
+in-process, 2 workers on a shared 2-core machine; 95% Wilson intervals; the 100-game solo
+rows on seeds 20001-20100, not used in tuning, see ``docs/bots.md``):
 
 =====================================  =====  ==========================  ===========
 rules, seats, clock                    games  planner wins                margin
@@ -53,8 +54,8 @@ revised, 2 seats, 100 ms               60     95% (86-98%), rank 1.05     +3.0 �
 base, 2 seats, 100 ms                  60     87% (76-93%), rank 1.13     +2.4 ± 0.6
 revised, 4 seats (3 greedy), 1 s       40     95% (84-99%), rank 1.05     +2.9 ± 0.6
 solo standard, 1 s                     30     73% (56-86%)                +2.3 ± 1.0
-solo challenging, 1 s                  30     43% (27-61%)                -0.6 ± 1.1
-solo unbeatable, 1 s                   30     0% (0-11%)                  -10.2 ± 1.7
+solo challenging, 1 s                  100    29% (21-39%)                -1.2 ± 0.7
+solo unbeatable, 1 s                   100    0% (0-4%)                   -9.8 ± 0.8
 solo standard / challenging, 100 ms    30     40% / 10%                   -0.9 / -3.4
 =====================================  =====  ==========================  ===========
 
