@@ -186,6 +186,12 @@ def test_bench_engine_prints_figures():
         assert out[key] > 0
 
 
+def test_bench_engine_plays_solo_rules_with_one_seat():
+    out = json.loads(run("bench", "engine", "--games", 1, "--rules", "solo", "--json").stdout)
+    assert out["rules"] == "solo" and out["players"] == 1 and out["decisions"] > 10
+    assert "rules solo (1 seat):" in run("bench", "engine", "--games", 1, "--rules", "solo").stdout
+
+
 def test_bench_engine_bad_rules_is_a_sentence():
     result = run("bench", "engine", "--games", 1, "--rules", "no-such-variant", ok=False)
     assert result.exit_code == 2 and "unknown variant" in result.stderr

@@ -224,4 +224,7 @@ def test_bench_env_reports_both_rates_from_the_same_games():
     assert r["env_steps"] >= r["engine_decisions"]  # compound moves take several steps
     assert r["ratio_min"] <= r["ratio"] <= r["ratio_max"]
     assert abs(r["ratio"] - r["env_steps_per_s"] / r["engine_decisions_per_s"]) < 0.01
+    solo = CliRunner().invoke(app, ["bench", "env", "--games", "1", "--rules", "solo", "--json"])
+    assert solo.exit_code == 0, solo.output
+    assert json.loads(solo.output)["players"] == 1  # solo rules take one seat
 

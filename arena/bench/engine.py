@@ -23,6 +23,7 @@ import statistics
 import time
 
 from engine import Game, RuleSpec, compile_rules
+from engine.errors import ParameterError
 
 
 def base_deal(seed: int, players: int = 2) -> dict:
@@ -48,13 +49,30 @@ def _record_games(spec: RuleSpec, games: int, players: int = 2, first_seed: int 
     return recorded
 
 
+def bench_seats(spec: RuleSpec) -> int:
+    """The seats the benchmarks play: two where the rules allow them, else the fewest they
+    take (solo: one)."""
+    try:
+        compile_rules(spec, 2)
+        return 2
+    except ParameterError as first:
+        for players in (1, 3, 4):
+            try:
+                compile_rules(spec, players)
+                return players
+            except ParameterError:
+                continue
+        raise first
+
+
 def bench_engine(games: int = 40, spec: RuleSpec | None = None, random_games: int = 200,
                  base_deals: bool = False) -> dict:
     """Decisions per second and median enumeration time on recorded greedy games."""
     spec = spec or RuleSpec()
-    recorded = _record_games(spec, games, base_deals=base_deals)
-    warmup = _record_games(spec, games, first_seed=10_000, base_deals=base_deals)
-    rules = compile_rules(spec, 2)
+    players = bench_seats(spec)
+    recorded = _record_games(spec, games, players, base_deals=base_deals)
+    warmup = _record_games(spec, games, players, first_seed=10_000, base_deals=base_deals)
+    rules = compile_rules(spec, players)
     cold = _time_replays(rules, recorded, clear=True)
     # Steady state, as in any long tournament or experiment: the caches are cleared and
     # warmed on *other* games (seeds 10000+) before each timed pass, so the timed games
@@ -68,13 +86,14 @@ def bench_engine(games: int = 40, spec: RuleSpec | None = None, random_games: in
     rng = random.Random(12345)
     t0 = perf()
     for seed in range(random_games):
-        game = Game.new(rules, 2, seed)
+        game = Game.new(rules, players, seed)
         choice = rng.choice
         while game.phase != 4:
             game.apply(choice(game.legal_actions()))
     rtime = perf() - t0
     return {
         "rules": spec.label(),
+        "players": players,
         "base_deals": base_deals,
         "games": games,
         "decisions": decisions,
@@ -94,7 +113,7 @@ def _time_replays(rules, recorded, clear: bool = False):
     total = 0.0
     perf = time.perf_counter
     for seed, deal, actions in recorded:
-        game = Game.new(rules, 2, seed, deal)
+        game = Game.new(rules, rules.players, seed, deal)
         legal_actions = game.legal_actions
         apply = game.apply
         for a in actions:

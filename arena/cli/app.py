@@ -95,6 +95,12 @@ def command(*args, **kwargs):
     return deco
 
 
+def seats_note(result: dict) -> str:
+    """`` (1 seat)`` for a benchmark that did not play the usual two seats (solo rules)."""
+    n = result.get("players", 2)
+    return "" if n == 2 else f" ({n} seat{'s' if n != 1 else ''})"
+
+
 def emit_json(obj) -> None:
     """Print ``obj`` as one line of JSON with sorted keys."""
     typer.echo(json.dumps(obj, sort_keys=True))

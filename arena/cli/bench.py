@@ -8,7 +8,7 @@ from __future__ import annotations
 import typer
 
 from ..errors import UsageError
-from .app import bench_app, emit_json, guarded
+from .app import bench_app, emit_json, guarded, seats_note
 
 
 @bench_app.command("engine")
@@ -30,7 +30,7 @@ def bench_engine_cmd(
     if as_json:
         emit_json(result)
         return
-    typer.echo(f"rules {result['rules']}: {result['decisions']} decisions from {result['games']} greedy games"
+    typer.echo(f"rules {result['rules']}{seats_note(result)}: {result['decisions']} decisions from {result['games']} greedy games"
                f"{' on the base game deals' if base_deals else ''}")
     typer.echo(f"  engine decisions/s (list + apply): {result['decisions_per_s']:,.0f}")
     typer.echo(f"  same, caches cold:                 {result['cold_decisions_per_s']:,.0f}")

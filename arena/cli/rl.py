@@ -8,7 +8,7 @@ from __future__ import annotations
 import typer
 
 from ..errors import UsageError
-from .app import bench_app, emit_json, guarded
+from .app import bench_app, emit_json, guarded, seats_note
 
 
 @bench_app.command("env")
@@ -43,7 +43,7 @@ def bench_env_cmd(
     if as_json:
         emit_json(result)
         return
-    typer.echo(f"rules {result['rules']}: {result['engine_decisions']} decisions from {result['games']} greedy games, "
+    typer.echo(f"rules {result['rules']}{seats_note(result)}: {result['engine_decisions']} decisions from {result['games']} greedy games, "
                f"{result['env_steps']} environment steps")
     typer.echo(f"  engine decisions/s (list + apply):            {result['engine_decisions_per_s']:>9,.0f}")
     typer.echo(f"  env steps/s (step + array observation + mask): {result['env_steps_per_s']:>8,.0f}"

@@ -22,10 +22,10 @@ import time
 from engine import RuleSpec
 
 
-def _index_sequences(spec: RuleSpec, recorded) -> list[tuple[int, list[int]]]:
+def _index_sequences(spec: RuleSpec, recorded, players: int = 2) -> list[tuple[int, list[int]]]:
     from .core import Table
 
-    table = Table(spec, 2, json_obs=False)
+    table = Table(spec, players, json_obs=False)
     out = []
     for seed, deal, actions in recorded:
         table.deal(seed)
@@ -42,12 +42,12 @@ def _index_sequences(spec: RuleSpec, recorded) -> list[tuple[int, list[int]]]:
     return out
 
 
-def _time_env(spec: RuleSpec, sequences, json_obs: bool) -> tuple[int, float]:
+def _time_env(spec: RuleSpec, sequences, json_obs: bool, players: int = 2) -> tuple[int, float]:
     """The environment's steps, each timed as the engine's decisions are: ``env.step(index)``
     and then the observation (array and mask) of the agent to move."""
     from .aec import ProjectLEnv
 
-    env = ProjectLEnv(rules=spec, players=2, json_obs=json_obs)
+    env = ProjectLEnv(rules=spec, players=players, json_obs=json_obs)
     perf = time.perf_counter
     steps = 0
     total = 0.0
@@ -72,7 +72,7 @@ def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) ->
     emptied and warmed on other games at the start of a pass. Each pass gives a ratio of
     the environment's rate to the engine's; the pass with the median ratio is reported,
     with the lowest and highest ratio beside it."""
-    from arena.bench.engine import _record_games, _time_replays
+    from arena.bench.engine import _record_games, _time_replays, bench_seats
 
     from engine import compile_rules
 
@@ -80,12 +80,13 @@ def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) ->
     from .spaces import action_index
 
     spec = spec or RuleSpec()
-    env_rules = compile_rules(spec, 2)  # the ruleset every environment of these rules shares
-    engine_rules = compile_rules.__wrapped__(spec, 2)  # a second one, with caches of its own
-    recorded = _record_games(spec, games)
-    warmup = _record_games(spec, games, first_seed=10_000)
-    sequences = _index_sequences(spec, recorded)
-    warm_sequences = _index_sequences(spec, warmup)
+    players = bench_seats(spec)  # two, or one for solo
+    env_rules = compile_rules(spec, players)  # the ruleset every environment of these rules shares
+    engine_rules = compile_rules.__wrapped__(spec, players)  # a second one, with caches of its own
+    recorded = _record_games(spec, games, players)
+    warmup = _record_games(spec, games, players, first_seed=10_000)
+    sequences = _index_sequences(spec, recorded, players)
+    warm_sequences = _index_sequences(spec, warmup, players)
 
     def fresh():
         # as in `arena bench engine`: every cache emptied, then warmed on other games, so
@@ -95,7 +96,7 @@ def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) ->
         observer(env_rules).clear_caches()
         action_index(env_rules).clear_caches()
         _time_replays(engine_rules, warmup)
-        _time_env(spec, warm_sequences, False)
+        _time_env(spec, warm_sequences, False, players)
 
     runs = []
     for _ in range(passes):
@@ -109,16 +110,17 @@ def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) ->
                     decisions += d
                     t_engine += t
                 else:
-                    n, t = _time_env(spec, [seq], False)
+                    n, t = _time_env(spec, [seq], False, players)
                     steps += n
                     t_env += t
-        json_steps, t_json = _time_env(spec, sequences, True)
+        json_steps, t_json = _time_env(spec, sequences, True, players)
         ratio = (steps / t_env) / (decisions / t_engine)
         runs.append((ratio, decisions, t_engine, steps, t_env, json_steps, t_json))
     runs.sort()
     ratio, decisions, t_engine, steps, t_env, json_steps, t_json = runs[len(runs) // 2]
     return {
         "rules": spec.label(),
+        "players": players,
         "games": games,
         "passes": passes,
         "engine_decisions": decisions,
