@@ -26,7 +26,6 @@ observation for bots that want to search with the project's engine.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import sys
@@ -70,21 +69,7 @@ def _import_engine_first() -> None:
 
 _import_engine_first()
 
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
-
-try:  # orjson (a dependency of the project) reads and writes JSON several times faster
-    import orjson
-except ImportError:  # pragma: no cover - the standard library does the same, slower
-    orjson = None
-
-
-def _reply_line(reply: dict) -> bytes:
-    if orjson is not None:
-        try:
-            return orjson.dumps(reply, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
-        except orjson.JSONEncodeError:  # what orjson refuses (huge integers ...): json's text
-            pass
-    return (_dumps(reply) + "\n").encode()
+from .jsonline import line as json_line, loads  # noqa: E402  (after the engine is imported)
 
 
 class Bot:
@@ -173,7 +158,6 @@ class Bot:
         """Serve the protocol on stdin/stdout until ``quit`` or end of input."""
         stdin = stdin or sys.stdin.buffer
         stdout = stdout or sys.stdout.buffer
-        loads = orjson.loads if orjson is not None else json.loads
         for line in stdin:
             if not line.strip():
                 continue
@@ -182,5 +166,5 @@ class Bot:
                 return
             reply = self.handle(msg)
             if reply is not None:
-                stdout.write(_reply_line(reply))
+                stdout.write(json_line(reply))
                 stdout.flush()

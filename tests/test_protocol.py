@@ -174,6 +174,7 @@ def test_encode_gives_the_standard_librarys_json_for_every_message(monkeypatch):
     """orjson writes the lines; the standard library's text is the reference (same values,
     integer keys as strings), and what orjson refuses (an integer beyond 64 bits in a
     bot's options) is written by the standard library instead of failing."""
+    import arena.jsonline as jsonline
     import arena.process.protocol as protocol
 
     game = Game.new(RuleSpec.make(["revised"]), 2, 5)
@@ -188,7 +189,7 @@ def test_encode_gives_the_standard_librarys_json_for_every_message(monkeypatch):
     hello["cards"] = protocol.EncodedJSON.of(hello["cards"])
     spliced = json.loads(encode(hello))
     assert spliced["cards"] == json.loads(hello["cards"]) and spliced["seat"] == 0
-    monkeypatch.setattr(protocol, "orjson", None)  # the standard library alone: the same values
+    monkeypatch.setattr(jsonline, "orjson", None)  # the standard library alone: the same values
     assert json.loads(encode(msg)) == json.loads(line)
 
 

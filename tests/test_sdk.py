@@ -125,7 +125,7 @@ def test_registrations_are_validated_in_one_place(monkeypatch):
 def test_the_sdk_reads_and_writes_its_lines_with_or_without_orjson(monkeypatch):
     """Lines are read and replies written by orjson, or by the standard library where orjson
     is missing or refuses a value (an integer beyond 64 bits in a bot's reply)."""
-    import arena.sdk as sdk
+    import arena.jsonline as jsonline
 
     class Echo(Bot):
         def act(self, observation):
@@ -133,8 +133,8 @@ def test_the_sdk_reads_and_writes_its_lines_with_or_without_orjson(monkeypatch):
 
     game = Game.new(RuleSpec(), 2, 1)
     request = {"type": "action", "id": 5, "observation": observation(game, 0), "clock": {}, "events": []}
-    for module in (sdk.orjson, None):
-        monkeypatch.setattr(sdk, "orjson", module)
+    for module in (jsonline.orjson, None):
+        monkeypatch.setattr(jsonline, "orjson", module)
         out = io.BytesIO()
         Echo().run(io.BytesIO((json.dumps(request) + "\n" + '{"type": "quit"}\n').encode()), out)
         assert json.loads(out.getvalue()) == {"id": 5, "action": {"type": "pass", "note": 2 ** 70}}

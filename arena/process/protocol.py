@@ -18,6 +18,7 @@ import time
 
 from engine.codec import show
 
+from ..jsonline import line as json_line
 from .transport import BotNonJson, BotProtocolError, printable
 
 log = logging.getLogger(__name__)
@@ -32,11 +33,6 @@ MAX_NAME = 200
 MAX_DISCARDED = 20
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
-try:  # messages are encoded by orjson (a dependency): several times faster than json
-    import orjson
-    _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
-except ImportError:  # pragma: no cover - the same text, from the standard library
-    orjson = None
 
 
 class _DuplicateKey(ValueError):
@@ -97,24 +93,13 @@ class EncodedJSON(str):
         return cls(_dumps(value))
 
 
-def _line(message: dict) -> bytes:
-    """``message`` as one compact UTF-8 JSON line: orjson's, or the standard library's for
-    what orjson refuses (integers beyond 64 bits, say, in a tournament's bot options)."""
-    if orjson is not None:
-        try:
-            return orjson.dumps(message, option=_ORJSON_OPTIONS)
-        except orjson.JSONEncodeError:
-            pass
-    return (_dumps(message) + "\n").encode()
-
-
 def encode(message: dict) -> bytes:
     """One message as a UTF-8 JSON line (an :class:`EncodedJSON` ``cards`` value spliced in)."""
     cards = message.get("cards")
     if type(cards) is EncodedJSON:
         rest = {k: v for k, v in message.items() if k != "cards"}
-        return _line(rest)[:-2] + b',"cards":' + cards.encode() + b"}\n"
-    return _line(message)
+        return json_line(rest)[:-2] + b',"cards":' + cards.encode() + b"}\n"
+    return json_line(message)
 
 
 def card_data(rules) -> dict:
