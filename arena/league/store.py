@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -25,8 +24,8 @@ from pathlib import Path
 from engine import RuleSpec
 
 from ..errors import UsageError
-from ..tournament.store import (FolderLock, StoreError, check_database_file, check_integrity, insert_once,
-                                read_only_connection)
+from ..tournament.store import (FolderLock, StoreError, check_database_file, check_integrity, close_connection,
+                                insert_once, read_only_connection)
 
 FORMAT = "arena-league"
 VERSION = 1
@@ -171,13 +170,7 @@ class League:
 
     def close(self) -> None:
         """Close the file (and release the lock of ``exclusive``)."""
-        try:
-            self.conn.close()
-        finally:
-            if self.lock is not None:
-                self.lock.release()
-            if self.scratch is not None:
-                shutil.rmtree(self.scratch, ignore_errors=True)
+        close_connection(self.conn, self.lock, self.scratch)
 
     def __enter__(self) -> "League":
         return self

@@ -184,6 +184,18 @@ def check_integrity(conn: sqlite3.Connection, path: Path, what: str = "results d
                          f"restore it from a copy, or move it away to start over")
 
 
+def close_connection(conn: sqlite3.Connection, lock: "FolderLock | None", scratch: str | None) -> None:
+    """Close a results database: the connection, then its writer's lock and a reader's
+    scratch copy (see :func:`read_only_connection`), whatever fails first."""
+    try:
+        conn.close()
+    finally:
+        if lock is not None:
+            lock.release()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
 def read_only_connection(path: Path) -> tuple[sqlite3.Connection, str | None]:
     """A read-only connection to the database at ``path`` and the temporary folder of a
     copy it reads, if any (to remove after closing).
@@ -332,13 +344,7 @@ class Store:
 
     def close(self) -> None:
         """Close the connection; a writer releases the folder's lock."""
-        try:
-            self.conn.close()
-        finally:
-            if self.lock is not None:
-                self.lock.release()
-            if self.scratch is not None:
-                shutil.rmtree(self.scratch, ignore_errors=True)
+        close_connection(self.conn, self.lock, self.scratch)
 
     def meta(self, key: str) -> str | None:
         """A stored metadata value."""
