@@ -119,7 +119,6 @@ class ActionIndex:
                     pass
         self.simple: dict = {a: i for i, a in enumerate(self.actions) if a is not None}
         self._ghost_index = {(gs, take): self.GHOST + k for k, (gs, take) in enumerate(self.ghosts)}
-        self._fits: dict[tuple[int, int], np.ndarray] = {}
         #: (card, filled cells, shapes held) -> the mask bytes of that puzzle's placements
         #: (P bytes, or b"" when none fits); see :meth:`placement_run`
         self.placement_runs = _Runs(self)
@@ -275,7 +274,6 @@ class ActionIndex:
 
     def clear_caches(self) -> None:
         """Empty the caches (for benchmarks; they only speed things up)."""
-        self._fits.clear()
         self.placement_runs.clear()
         self._card_fits.clear()
 
@@ -297,16 +295,6 @@ class ActionIndex:
                         run[pid] = 1
                         found = True
         return bytes(run) if found else b""
-
-    def fitting(self, shape: int, empty: int) -> np.ndarray:
-        """Placement ids of ``shape`` within the ``empty`` cells, as an index array."""
-        key = (shape, empty)
-        hit = self._fits.get(key)
-        if hit is None:
-            if len(self._fits) > 200_000:
-                self._fits.clear()
-            hit = self._fits[key] = np.array(self.rules.geometry.fits(shape, empty), dtype=np.intp)
-        return hit
 
 
 class _Runs(dict):
@@ -362,7 +350,7 @@ class Chooser:
         self.steps: list[tuple[int, int]] = []    # level-up steps so far
         self.positions: set[int] = set()          # puzzles used by this master/ghost action
         self.pending_cells: dict[int, int] = {}   # position -> cells placed in this sequence
-        self._mask: np.ndarray | None = None
+        self._mask: bytearray | None = None
         self._only_done = False
 
     # ------------------------------------------------------------------ masks
@@ -377,8 +365,7 @@ class Chooser:
 
     def mask(self) -> np.ndarray:
         """The legal-action mask now: int8, 1 where the index is legal (a new array)."""
-        flags = self._mask if self._mask is not None else self._state()
-        return _frombuffer(flags[:], _INT8)  # a copy of the bytes, seen by numpy as they are (writable)
+        return _frombuffer(self._state()[:], _INT8)  # a copy of the bytes, seen by numpy as they are (writable)
 
     def _compute(self) -> tuple[bytearray, bool]:
         """The mask (one byte per index), and whether ``done`` is the only legal index."""
@@ -395,58 +382,48 @@ class Chooser:
             # come as one prepared run of bytes, per (card, filled cells, shapes held).
             flags = space.flags(game, legal_actions(game, False))
             p = game.players[game.seat]
-            unfinished = p.unfinished
-            if unfinished:
-                runs = space.placement_runs
-                owned = bytes(p.supply).translate(_ANY)
-                parts = [runs[pz.card, pz.filled, owned] for pz in unfinished]
-                if any(parts):  # a run is empty (b"") when nothing fits
-                    P = space.placements
-                    at = space.PLACE
-                    for part in parts:
-                        if part:
-                            flags[at:at + P] = part
-                        at += P
-                    if space.master_possible and not game.master_used:
-                        flags[space.MASTER] = 1
+            if (p.unfinished and self._mark_placements(flags, bytes(p.supply).translate(_ANY))
+                    and space.master_possible and not game.master_used):
+                flags[space.MASTER] = 1
             return flags, False
-        m = np.zeros(space.size, dtype=np.int8)
+        flags = bytearray(space.size)
         if game.phase == REWARD:
-            m[[space.simple[a] for a in game.legal_actions()]] = 1
-            return bytearray(m.tobytes()), False
+            for a in game.legal_actions():
+                flags[space.simple[a]] = 1
+            return flags, False
         if mode == LEVELING:
             idx = self._level_up_indices()
-            m[idx] = 1
-            return bytearray(m.tobytes()), idx == [space.DONE]
+            for i in idx:
+                flags[i] = 1
+            return flags, idx == [space.DONE]
         if game.phase not in (ACTION, FINISH):
-            return bytearray(m.tobytes()), False
-        places = self._placements()
-        if len(places):
-            m[places] = 1
+            return flags, False
+        p = game.players[game.seat]
+        avail = ([t - u for t, u in zip(self.taken, self.used)] if mode == GHOST
+                 else [s - u for s, u in zip(p.supply, self.used)])
+        placed = self._mark_placements(flags, bytes(n > 0 for n in avail))
         done = mode in (FINISHING, GHOST) or bool(self.chosen)
         if done:
-            m[space.DONE] = 1
-        return bytearray(m.tobytes()), done and not len(places)
+            flags[space.DONE] = 1
+        return flags, done and not placed
 
-    def _placements(self) -> np.ndarray:
+    def _mark_placements(self, flags: bytearray, owned: bytes) -> bool:
+        """Mark in ``flags`` the placements of the shapes flagged in ``owned`` on the
+        mover's unfinished puzzles, less the cells and puzzles the sequence under way has
+        used; True if there is any."""
         space = self.space
-        rules = self.game.rules
-        p = self.game.players[self.game.seat]
-        avail = ([t - u for t, u in zip(self.taken, self.used)] if self.mode == GHOST
-                 else [s - u for s, u in zip(p.supply, self.used)])
-        shapes = [s for s, n in enumerate(avail) if n > 0]
-        parts = []
-        P = space.placements
-        for k, pz in enumerate(p.unfinished):
-            if k in self.positions:
-                continue
-            empty = rules.recess[pz.card] & ~(pz.filled | self.pending_cells.get(k, 0))
-            base = space.PLACE + k * P
-            for s in shapes:
-                fits = space.fitting(s, empty)
-                if len(fits):
-                    parts.append(fits + base)
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
+        runs, P = space.placement_runs, space.placements
+        pending, used = self.pending_cells, self.positions
+        at = space.PLACE
+        found = False
+        for k, pz in enumerate(self.game.players[self.game.seat].unfinished):
+            if k not in used:
+                run = runs[pz.card, pz.filled | pending.get(k, 0), owned]
+                if run:  # b"" when nothing fits
+                    flags[at:at + P] = run
+                    found = True
+            at += P
+        return found
 
     def _level_up_indices(self) -> list[int]:
         """Steps that the engine accepts after the steps so far (tried on a copy of the
