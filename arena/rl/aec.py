@@ -123,16 +123,15 @@ class ProjectLEnv(AECEnv):
             self._rewarded = True
             self._accumulate_rewards()
             return
-        game = self.table.game
-        if game.phase != OVER and self.max_steps is None and not self.table.json_obs:  # the usual step, inline
-            self.agent_selection = self.possible_agents[game.seat]
-            return
         self._after_move()
         if self._rewarded:  # rewards come only at the end (or for an illegal index)
             self._accumulate_rewards()
 
     def _after_move(self) -> None:
         game = self.table.game
+        if game.phase != OVER and self.max_steps is None and not self.table.json_obs:  # the usual step
+            self.agent_selection = self.possible_agents[game.seat]
+            return
         if game.is_over:
             for a, r in zip(self.possible_agents, self.table.rewards()):
                 if a in self.rewards:
