@@ -88,7 +88,6 @@ class Observer:
             at += size
         self.size = at
         self.off = {name: at for name, at, *_ in self.blocks}
-        self.head = self.off["cards"]
         low = np.zeros(self.size, np.float32)
         high = np.zeros(self.size, np.float32)
         for name, at, size, lo, hi in self.blocks:
@@ -126,13 +125,9 @@ class Observer:
         self.pad = [[0] * (U - k) for k in range(U + 1)]
         self.holes = [[-1] * (U - k) for k in range(U + 1)]
         self.o_cards, self.o_covered, self.o_pending = self.off["cards"], self.off["covered"], self.off["pending"]
-        self._card_cache: dict[tuple, np.ndarray] = {}
-        self._cell_cache: dict[tuple, np.ndarray] = {}
 
     def clear_caches(self) -> None:
-        """Empty the block caches (for benchmarks; they only speed things up)."""
-        self._card_cache.clear()
-        self._cell_cache.clear()
+        """Empty the cells cache (for benchmarks; it only speeds things up)."""
         self.cell_bytes.clear()
 
     def layout(self) -> list[dict]:
@@ -146,122 +141,22 @@ class Observer:
         ``memo`` (a dict the caller keeps, one per game it follows; ignored with
         ``view``) holds each seat's last array and the inputs of its blocks: the blocks
         whose inputs did not change are not rebuilt. The result is always a new array
-        equal to what the call without ``memo`` returns (tests compare them)."""
-        if memo is not None and view is None:
-            return self._encode_delta(game, seat, chooser, memo)
-        rules = self.rules
-        S, U = self.S, self.U
-        out = np.zeros(self.size, np.float32)
-        phase = game.phase
-        head = [0.0] * self.head
-        if phase != OVER:
-            head[phase] = 1.0
-        me_to_move = game.seat == seat and phase != OVER
-        mode = chooser.mode if (chooser is not None and me_to_move) else NONE
-        head[4 + mode] = 1.0
-        head[9:17] = (game.actions_left, game.master_used, game.end_triggered, game.round, game.final_round or 0,
-                      me_to_move, len(game.decks[0]), len(game.decks[1]))
-        at = 17
-        head[at:at + S] = game.reserve
-        at += S
-        if mode != NONE:
-            head[at:at + S] = _pending_supply(chooser)
-        at += S
-        if me_to_move and game.decision is not None:
-            d = game.decision
-            if "options" in d:
-                idx = rules.shape_index
-                for name in d["options"]:
-                    head[at + idx[name]] = 1.0
-            if "steps" in d:
-                head[at + S] = d["steps"] - (len(chooser.steps) if chooser is not None else 0)
-        at += S + 1
-        ids = game.rows[0] + game.rows[1]  # card indices, -1 for an empty slot
-        if len(ids) < 2 * self.R:
-            ids += [-1] * (2 * self.R - len(ids))
-        if self.solo:
-            extra = game.extra
-            head[at:at + 5] = (*extra["locks"], extra["automaton_supply"],
-                               sum(rules.points[x] for x in extra["automaton_pile"]))
-            at += 5
-            ids += extra["grid"]
-        visible = rules.scores_visible or phase == OVER
-        filled = []
-        points = rules.points
-        cost = rules.finishing_touch_cost
-        penalties = rules.score_penalties
-        pad = self.pad
-        holes = self.holes
-        for j, s in enumerate(self.orders[seat]):
-            p = game.players[s]
-            head[at:at + S] = p.supply
-            at += S
-            if view is not None:
-                entry = view["seats"][s]
-                head[at] = entry["completed_count"]
-                if "score" in entry:
-                    head[at + 1] = entry["score"]
-                    head[at + 2] = 1.0
-            else:
-                head[at] = len(p.completed)
-                if j == 0 or visible:
-                    # R7.1 as Game.score computes it
-                    score = sum(map(points.__getitem__, p.completed)) - p.finish_pieces * cost
-                    for penalty in penalties:
-                        score -= penalty(game, s)
-                    head[at + 1] = score
-                    head[at + 2] = 1.0
-            head[at + 3] = p.forfeited
-            if p.extra:
-                head[at + 4] = p.extra.get("black_after_end", 0)
-            at += 5
-            unfinished = p.unfinished
-            if unfinished:
-                ids += [pz.card for pz in unfinished]
-                filled += [pz.filled for pz in unfinished]
-                k = len(unfinished)
-                if k < U:
-                    ids += holes[k]
-                    filled += pad[k]
-            else:
-                ids += holes[0]
-                filled += pad[0]
-        out[:self.head] = head
-        # the card and cell blocks change only on takes and placements: cached by value
-        key = tuple(ids)
-        block = self._card_cache.get(key)
-        if block is None:
-            if len(self._card_cache) > 4096:
-                self._card_cache.clear()
-            block = self._card_cache[key] = self.cards[ids].ravel()
-        out[self.o_cards:self.o_covered] = block
-        key = tuple(filled)
-        block = self._cell_cache.get(key)
-        if block is None:
-            if len(self._cell_cache) > 4096:
-                self._cell_cache.clear()
-            block = self._cell_cache[key] = _bits(filled).ravel()
-        out[self.o_covered:self.o_pending] = block
-        if mode != NONE and (chooser.pending_cells or chooser.positions):
-            block = out[self.o_pending:].reshape(U, CELLS + 1)
-            for pos, cells in chooser.pending_cells.items():
-                block[pos, :CELLS] = _bits([cells])[0]
-            for pos in chooser.positions:
-                block[pos, CELLS] = 1
-        return out
+        equal to what the call without ``memo`` (built from scratch) returns: tests
+        compare them."""
+        if memo is None or view is not None:
+            memo = {}  # from scratch
+        return self._encode_delta(game, seat, chooser, memo, view)
 
-
-    def _encode_delta(self, game, seat: int, chooser, memo: dict) -> np.ndarray:
-        """:meth:`encode` from the seat's last array in ``memo``: each block is rewritten
-        only when its inputs differ from those it was built from (a step changes one or
-        two of them). The head (everything before the card blocks) is kept in an
-        ``array.array``, whose item stores cost far less than numpy's, and copied into
-        the array in one move."""
+    def _encode_delta(self, game, seat: int, chooser, memo: dict, view: dict | None = None) -> np.ndarray:
+        """:meth:`encode` from the seat's last array in ``memo`` (an empty memo: from
+        scratch): each block is rewritten only when its inputs differ from those it was
+        built from (a step changes one or two of them), the counts packed with ``struct``,
+        the card and cell blocks copied from prepared float32 bytes."""
         S, U, C = self.S, self.U, self.C
         last = memo.get(seat)
         if last is None:
             last = memo[seat] = _Last(self.size, self.n)
-        out, hd, raw = last.out, last.head, last.raw
+        out, hd, raw = last.out, last.values, last.raw
         card_bytes, cell_bytes = self.card_bytes, self.cell_bytes
         join, pack_s = b"".join, self.pack_shapes
         phase = game.phase
@@ -324,20 +219,25 @@ class Observer:
             if supply != supplies[j]:
                 pack_s(hd, o_supply, *supply)
                 supplies[j] = supply[:]
-            # R7.1 as Game.score computes it. A pile is only ever added to in a game (one
-            # memo follows one game), so its length stands for its points.
-            completed = p.completed
-            key = (len(completed), p.finish_pieces, p.forfeited, p.extra.get("black_after_end", 0) if p.extra else 0,
-                   j == 0 or visible)
-            if penalties or key != stats[j]:
-                if key[4]:
-                    score = sum(map(points.__getitem__, completed)) - key[1] * rules.finishing_touch_cost
-                    for penalty in penalties:
-                        score -= penalty(game, s)
-                    _PACK5(hd, o_stats, key[0], score, 1, key[2], key[3])
-                else:
-                    _PACK5(hd, o_stats, key[0], 0, 0, key[2], key[3])
-                stats[j] = key
+            extra = p.extra.get("black_after_end", 0) if p.extra else 0
+            if view is not None:  # counts and scores as the seat's JSON observation shows them
+                entry = view["seats"][s]
+                shown = "score" in entry
+                _PACK5(hd, o_stats, entry["completed_count"], entry["score"] if shown else 0, shown, p.forfeited, extra)
+            else:
+                # R7.1 as Game.score computes it. A pile is only ever added to in a game
+                # (one memo follows one game), so its length stands for its points.
+                completed = p.completed
+                key = (len(completed), p.finish_pieces, p.forfeited, extra, j == 0 or visible)
+                if penalties or key != stats[j]:
+                    if key[4]:
+                        score = sum(map(points.__getitem__, completed)) - key[1] * rules.finishing_touch_cost
+                        for penalty in penalties:
+                            score -= penalty(game, s)
+                        _PACK5(hd, o_stats, key[0], score, 1, key[2], extra)
+                    else:
+                        _PACK5(hd, o_stats, key[0], 0, 0, key[2], extra)
+                    stats[j] = key
             unfinished = p.unfinished
             if unfinished != held[j]:  # the same puzzle objects hold the same cards
                 cards = [pz.card for pz in unfinished]
@@ -367,14 +267,14 @@ class _Last:
     """A seat's last array in :meth:`Observer.encode`'s memo, and what its blocks were
     built from (None or -1: not built yet)."""
 
-    __slots__ = ("out", "head", "raw", "phase", "reserve", "extra", "ids", "supplies", "stats", "held", "covered", "pending")
+    __slots__ = ("out", "values", "raw", "phase", "reserve", "extra", "ids", "supplies", "stats", "held", "covered", "pending")
 
     def __init__(self, size: int, seats: int):
         # the whole array, in one buffer seen three ways: values (the head's stores),
         # raw bytes (the blocks, copied from prepared float32 bytes), numpy (the result)
-        self.head = array("f", bytes(4 * size))
-        self.raw = memoryview(self.head).cast("B")
-        self.out = np.frombuffer(self.head, dtype=np.float32)
+        self.values = array("f", bytes(4 * size))
+        self.raw = memoryview(self.values).cast("B")
+        self.out = np.frombuffer(self.values, dtype=np.float32)
         self.phase = None
         self.reserve = None
         self.extra = False
