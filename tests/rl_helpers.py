@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from engine import Game, IllegalAction, RuleSpec
+from engine import Game, RuleSpec
+
+from arena.rl.spaces import _accepted as accepted  # noqa: F401  (whether the engine accepts an action now, tried on a copy)
 
 #: (label, variants, players): every variant, and combinations
 CONFIGS = [
@@ -17,16 +19,6 @@ CONFIGS = [
     ("revised+ghost", ("revised", "ghost"), 4),
     ("no_master", ("no-master",), 2),
 ]
-
-
-def accepted(game, action) -> bool:
-    """Whether the engine accepts ``action`` now (tried on a copy)."""
-    trial = game.clone()
-    try:
-        trial.apply(action)
-    except IllegalAction:
-        return False
-    return True
 
 
 @lru_cache(maxsize=None)
