@@ -27,6 +27,11 @@ How it plays
    the first action of the best line; decisions met on the way (reward choice, level-up)
    are searched the same way. It widens the beam while its clock allows (iterative
    widening), and answers with the best line found when time is short.
+   **Solo** (R12): the automaton's reply is part of every line that ends the turn (it is
+   deterministic; only the refills are sampled), so the planner looks one own turn
+   further: the best ends of this turn (:func:`~bots.planner.search.next_turn`) are each
+   followed by a beam search of the next turn, widened while the budget lasts, and the
+   first action of the best two-turn line is played.
 4. **Finishing touches**: every order of the unfinished puzzles is tried, and a puzzle is
    completed when its points (doubled when unfinished puzzles cost their points) outweigh
    the pieces it costs (R6).
@@ -61,10 +66,11 @@ solo standard / challenging, 100 ms    30     40% / 10%                   -0.9 /
 
 About 22 decisions per second at 100 ms per move (it stops at 60 ms).
 
-What it does not do (yet): it searches one turn deep and leaves later turns to the
-evaluation (no tree search over the opponents' replies or the deck order); it does not
-model what the others want (denying them a puzzle); its constants were tuned against
-``greedy`` under ``revised`` and may suit other opponents less.
+What it does not do (yet): against other players it searches one turn deep (two in solo)
+and leaves later turns to the evaluation (no tree search over the opponents' replies or
+the deck order); it does not model what the others want (denying them a puzzle); its
+constants were tuned against ``greedy`` under ``revised`` and may suit other opponents
+less.
 """
 
 from __future__ import annotations
@@ -78,7 +84,7 @@ from arena.hookspecs import hookimpl
 
 from ..policy import Policy, register_policy
 from .evaluate import Context, Weights, evaluate
-from .search import OutOfTime, TurnSearch, determinize, finish_touches, unseen_cards
+from .search import OutOfTime, TurnSearch, determinize, finish_touches, next_turn, unseen_cards
 from .solver import PuzzleSolver
 
 __all__ = ["PlannerPolicy", "Weights"]
@@ -114,12 +120,14 @@ class PlannerPolicy(Policy):
     ``max_width``: the widest beam the iterative widening tries (1, 3, 6, 12, ...).
     ``max_depth``: actions of the turn searched ahead (1: every candidate action is
     judged by the evaluation of the position it leads to).
+    ``lookahead``: in solo, how many ends of this turn are searched one turn further
+    (0: none; the budget is shared with the turn search).
     """
 
     name = "planner"
 
     def __init__(self, move_ms: float = 1000, weights: Weights | None = None, safety: float = 0.6,
-                 nodes: int | None = None, max_width: int = 48, max_depth: int = 12):
+                 nodes: int | None = None, max_width: int = 48, max_depth: int = 12, lookahead: int = 12):
         if nodes is not None and int(nodes) < 1:
             raise ValueError(f"nodes must be a positive number of positions, not {nodes!r}")
         self.move_ms = move_ms
@@ -128,6 +136,7 @@ class PlannerPolicy(Policy):
         self.nodes = None if nodes is None else int(nodes)
         self.max_width = max_width
         self.max_depth = max_depth
+        self.lookahead = lookahead
 
     def _solver(self, rules, start: float, deadline: float) -> PuzzleSolver:
         if self.nodes is None:
@@ -168,8 +177,26 @@ class PlannerPolicy(Policy):
         except OutOfTime:
             pass
         action = search.answer()
+        if ctx.solo and self.lookahead and search.complete:
+            action = self._look_ahead(search, ctx, action)
         if action is None:
             action = max(legal, key=lambda a: _value_after(root, a, ctx)) if not timed or time.perf_counter() < deadline else legal[-1]
+        return action
+
+    def _look_ahead(self, search, ctx, action):
+        """Solo: weigh the best ends of this turn by the next turn too (widening while the
+        budget lasts); the answer of the last whole sweep, else ``action``."""
+        width = 1
+        try:
+            while True:
+                values = next_turn(search, ctx, width, keep=self.lookahead)
+                if values:
+                    action = max(values.items(), key=lambda kv: kv[1])[0][1]
+                if width >= self.max_width:
+                    break
+                width = 3 if width == 1 else width * 2
+        except OutOfTime:
+            pass
         return action
 
 

@@ -20,7 +20,12 @@
 - **Tempo**: every own turn the game still lasts is a turn the others score in too, so
   it costs ``tempo`` points. This is what makes the planner take the black puzzles that
   bring the end closer while it leads, instead of drawing the game out.
-- **Solo**: the automaton's pile counts against the player (R12.5).
+- **Solo**: the automaton's pile counts against the player (R12.5), and so do the
+  columns it will be free to choose from (``solo_exposure``): lock pieces leave the game
+  only when it finds every column locked (R12.3); with three or more in play the player
+  can keep it to one open column a turn, with fewer it picks among more puzzles for the
+  rest of the game. A turn it skips is a free turn for the player, but one that costs the
+  last locks costs more than it gives.
 
 With ``stall_tempo``, once two whole rounds have passed with only waiting actions (pass,
 upgrade, level-1 take, recycle), each turn left costs that much instead: two copies of the
@@ -32,6 +37,7 @@ the black deck and the rate at which it has been taken before.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from engine.actions import BLACK, FINISH, OVER
@@ -56,6 +62,7 @@ class Weights:
     samples: int = 6          # unseen cards averaged over to value a card first seen in search
     usable: float = 0.0       # if > 0: capital counts at most this share of the cells left to take
     stall_tempo: float = 0.0  # if > 0: the tempo once two rounds pass without a puzzle taken or filled
+    solo_exposure: float = 3.0  # solo: points per column the lock pieces leave open to the automaton
 
 
 class Context:
@@ -99,6 +106,12 @@ class Context:
         self.rate = max(0.3, (taken + prior * 3) / (max(0, game.round - 1) + 3))
         if solo:
             self.rate = weights.solo_rate  # the player's grid takes plus the automaton's
+
+    def at(self, game) -> "Context":
+        """The same facts for planning the turn that starts in ``game``."""
+        other = copy.copy(self)
+        other.round0 = game.round
+        return other
 
     def turns_after(self, game) -> float:
         """Own turns left after the turn being planned."""
@@ -244,4 +257,15 @@ def _solo_term(game, ctx) -> float:
     if not ctx.solo:
         return 0.0
     # solo is won against the automaton's pile (R12.5): what it takes counts against
-    return -sum(ctx.points[c] for c in game.extra.get("automaton_pile", ()))
+    value = -sum(ctx.points[c] for c in game.extra.get("automaton_pile", ()))
+    if ctx.w.solo_exposure and game.phase not in (FINISH, OVER):
+        # lock pieces only leave the game when the automaton finds every column locked
+        # (R12.3); with 3 or more it can be kept to one open column a turn, with fewer it
+        # chooses among more puzzles for the rest of the game
+        extra = game.extra
+        locks = sum(extra["locks"]) + extra["automaton_supply"]
+        value -= ctx.w.solo_exposure * _EXPOSED[min(locks, 3)] * min(1.0, ctx.turns_after(game) / 4)
+    return value
+
+
+_EXPOSED = (3.0, 2.0, 1.5, 1.0)  # open columns a turn, on average, by lock pieces in play

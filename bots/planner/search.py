@@ -126,6 +126,8 @@ class TurnSearch:
         self.best: dict = {}
         self.fallback: dict = {}
         self.complete: dict = {}
+        self.ends: list = []  # (value, position, first action) of the lines that ended the turn
+        self.complete_ends: list = []  # ... in the last finished run
 
     def _check(self):
         if self.nodes_left is not None:
@@ -143,6 +145,7 @@ class TurnSearch:
         """Search with beam ``width`` over at most ``depth`` actions; record the best value
         per first action (of a line that ends the turn, or is cut by ``depth``)."""
         self.best = {}
+        self.ends = []
         frontier = [(0.0, root, None)]
         for step in range(depth):
             children = []
@@ -160,6 +163,7 @@ class TurnSearch:
                     if first is None and f not in self.fallback:
                         self.fallback[f] = v  # an answer even if time runs out
                     if self.terminal(c):
+                        self.ends.append((v, c, f))
                         if v > self.best.get(f, float("-inf")):
                             self.best[f] = v
                     else:
@@ -193,11 +197,44 @@ class TurnSearch:
             rest = [t for t in children if id(t[1]) not in kept]
             frontier += rest[: max(0, width - len(frontier))]
         self.complete = self.best  # only a finished run's values are compared
+        self.complete_ends = self.ends
 
     def answer(self):
         """The first action with the best value found."""
         table = self.complete or self.fallback
         return max(table.items(), key=lambda kv: kv[1])[0][1] if table else None
+
+
+def next_turn(search, ctx, width: int, keep: int = 12, per_first: int = 2, depth: int = 12) -> dict:
+    """Look one own turn further (solo, where the automaton's reply is already part of every
+    line that ends the turn): the ``keep`` best ends of ``search``'s last run (at most
+    ``per_first`` per first action) are each followed by a beam search of ``width`` over
+    the next turn, and a first action is worth the best value found two turns ahead.
+    A line after which the game is over keeps its value. Shares ``search``'s budget."""
+    chosen = []
+    count: dict = {}
+    for end in sorted(search.complete_ends, key=lambda t: -t[0]):
+        f = end[2]
+        if count.get(f, 0) < per_first:
+            count[f] = count.get(f, 0) + 1
+            chosen.append(end)
+            if len(chosen) >= keep:
+                break
+    values: dict = {}
+    for v, c, f in chosen:
+        if c.phase in (FINISH, OVER) or c.to_move() != ctx.me:
+            value = v
+        else:
+            sub = TurnSearch(ctx.at(c), search.deadline,
+                             None if search.nodes_left is None else search.nodes_left - search.nodes)
+            try:
+                sub.run(c, width, depth)
+            finally:
+                search.nodes += sub.nodes
+            value = max(sub.best.values(), default=v)
+        if value > values.get(f, float("-inf")):
+            values[f] = value
+    return values
 
 
 def candidates(game, ctx) -> list:
