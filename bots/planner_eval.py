@@ -46,13 +46,13 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 def play_one(job) -> dict:
     """Play one game; ``job`` = (seed, seats, planner seat, variants, params, move_ms,
-    opponent, weight overrides[, budget]) where ``budget`` is ``(nodes, max_width, max_depth)`` for
-    a deterministic budget (``nodes`` None: the clock)."""
+    opponent, weight overrides[, budget]) where ``budget`` is ``(nodes, max_width, max_depth[,
+    lookahead])`` (``nodes`` None: the clock; ``lookahead``: solo, see ``PlannerPolicy``)."""
     seed, seats, me, variants, params, move_ms, opponent, weights, *rest = job
-    nodes, max_width, max_depth = rest[0] if rest else (None, 48, 12)
+    nodes, max_width, max_depth, *more = rest[0] if rest else (None, 48, 12)
     game = Game.new(RuleSpec.make(variants, params), seats, seed)
     planner = PlannerPolicy(move_ms=move_ms, weights=Weights(**weights), nodes=nodes, max_width=max_width,
-                            max_depth=max_depth)
+                            max_depth=max_depth, lookahead=more[0] if more else 12)
     bots = [planner if s == me else policy(opponent) for s in range(seats)]
     rng = random.Random(seed * 7919 + me)
     decisions, think, cpu, slowest = 0, 0.0, 0.0, 0.0
@@ -104,6 +104,8 @@ def main(argv=None) -> int:
                     help="deterministic budget: positions searched per decision (instead of --move-ms)")
     ap.add_argument("--max-width", type=int, default=None, help="widest beam of the turn search (default 48)")
     ap.add_argument("--max-depth", type=int, default=None, help="actions of the turn searched ahead (default 12)")
+    ap.add_argument("--lookahead", type=int, default=12,
+                    help="solo: ends of the turn searched one turn further (default 12; 0: one turn only)")
     ap.add_argument("--fast", action="store_true",
                     help="the planner-fast setting (budget and evaluation constants of bots.planner.fast)")
     ap.add_argument("--opponent", default="greedy")
@@ -120,7 +122,7 @@ def main(argv=None) -> int:
         fast_weights = dict(FAST_WEIGHTS)
     if args.nodes is not None and args.nodes < 1:
         ap.error("--nodes must be a positive number of positions")
-    budget = (args.nodes, args.max_width or 48, args.max_depth or 12)
+    budget = (args.nodes, args.max_width or 48, args.max_depth or 12, args.lookahead)
     clock = (f"{'planner-fast: ' if args.fast else ''}{args.nodes} nodes/move, width {budget[1]}, depth {budget[2]}"
              if args.nodes else f"{args.move_ms:g} ms/move")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
@@ -133,7 +135,8 @@ def main(argv=None) -> int:
         for level in levels:
             jobs = [(args.seed + i, 1, 0, variants, {"difficulty": level}, args.move_ms, args.opponent, weights, budget)
                     for i in range(args.games)]
-            report(f"solo {level}, {clock}, seeds {args.seed}-{args.seed + args.games - 1}", run(jobs, args.workers), solo=True)
+            look = "" if args.lookahead == 12 else f", lookahead {args.lookahead}"
+            report(f"solo {level}, {clock}{look}, seeds {args.seed}-{args.seed + args.games - 1}", run(jobs, args.workers), solo=True)
         return 0
     deals = max(1, args.games // args.seats)
     jobs = [(args.seed + d, args.seats, (d + r) % args.seats, variants, {}, args.move_ms, args.opponent, weights, budget)

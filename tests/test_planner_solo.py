@@ -25,7 +25,7 @@ def _search(game, width=3, nodes=None):
     rng = random.Random(1)
     root = determinize(game, 0, rng)
     ctx = Context(root, 0, solver_for(game.rules), Weights(), solo=True, unseen=unseen_cards(game, 0), rng=rng)
-    search = TurnSearch(ctx, float("inf"), nodes)
+    search = TurnSearch(ctx, float("inf"), nodes, keep_ends=True)
     search.run(root, width)
     return root, ctx, search
 

@@ -166,7 +166,7 @@ class PlannerPolicy(Policy):
         # an automaton's pile in the public state means a solo game (R12): play against it
         ctx = Context(root, me, solver, self.weights, solo="automaton_pile" in game.extra,
                       unseen=unseen_cards(game, me), rng=local)
-        search = TurnSearch(ctx, deadline, self.nodes)
+        search = TurnSearch(ctx, deadline, self.nodes, keep_ends=ctx.solo and self.lookahead > 0)
         width = 1  # a greedy line first, so a short clock still gets a whole turn searched
         try:
             while True:

@@ -117,8 +117,9 @@ class TurnSearch:
     and budget give the same answer on any machine.
     """
 
-    def __init__(self, ctx, deadline: float, nodes: int | None = None):
+    def __init__(self, ctx, deadline: float, nodes: int | None = None, keep_ends: bool = False):
         self.ctx = ctx
+        self.keep_ends = keep_ends  # keep the positions that end the turn (for next_turn)
         self.deadline = deadline
         self.timed = deadline != float("inf")
         self.nodes_left = nodes
@@ -163,7 +164,8 @@ class TurnSearch:
                     if first is None and f not in self.fallback:
                         self.fallback[f] = v  # an answer even if time runs out
                     if self.terminal(c):
-                        self.ends.append((v, c, f))
+                        if self.keep_ends:
+                            self.ends.append((v, c, f))
                         if v > self.best.get(f, float("-inf")):
                             self.best[f] = v
                     else:
@@ -210,7 +212,8 @@ def next_turn(search, ctx, width: int, keep: int = 12, per_first: int = 2, depth
     line that ends the turn): the ``keep`` best ends of ``search``'s last run (at most
     ``per_first`` per first action) are each followed by a beam search of ``width`` over
     the next turn, and a first action is worth the best value found two turns ahead.
-    A line after which the game is over keeps its value. Shares ``search``'s budget."""
+    A line after which the game is over keeps its value. Shares ``search``'s budget
+    (which must have been made with ``keep_ends``)."""
     chosen = []
     count: dict = {}
     for end in sorted(search.complete_ends, key=lambda t: -t[0]):
