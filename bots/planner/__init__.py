@@ -49,7 +49,8 @@ constants are :class:`Weights` (``PlannerPolicy(weights=Weights(tempo=1))``).
 
 Strength (``python -m bots.planner_eval``: paired, seat-rotated games against ``greedy``,
 in-process, 2 workers on a shared 2-core machine; 95% Wilson intervals; the 100-game solo
-rows on seeds 20001-20100, not used in tuning, see ``docs/bots.md``):
+rows on seeds 21001-21100, not used in tuning, see ``docs/bots.md``; rows marked * were
+measured before the solo lookahead and lock term):
 
 =====================================  =====  ==========================  ===========
 rules, seats, clock                    games  planner wins                margin
@@ -58,10 +59,11 @@ revised, 2 seats, 1 s                  50     92% (81-97%), rank 1.08     +3.3 �
 revised, 2 seats, 100 ms               60     95% (86-98%), rank 1.05     +3.0 ± 0.5
 base, 2 seats, 100 ms                  60     87% (76-93%), rank 1.13     +2.4 ± 0.6
 revised, 4 seats (3 greedy), 1 s       40     95% (84-99%), rank 1.05     +2.9 ± 0.6
-solo standard, 1 s                     30     73% (56-86%)                +2.3 ± 1.0
-solo challenging, 1 s                  100    29% (21-39%)                -1.2 ± 0.7
-solo unbeatable, 1 s                   100    0% (0-4%)                   -9.8 ± 0.8
-solo standard / challenging, 100 ms    30     40% / 10%                   -0.9 / -3.4
+solo challenging, 1 s                  100    48% (39-58%)                -0.1 ± 0.6
+solo unbeatable, 1 s                   100    20% (13-29%)                -2.3 ± 0.6
+solo challenging / unbeatable, 1 s *   100    29% (21-39%) / 0% (0-4%)    -1.2 / -9.8
+solo standard, 1 s *                   30     73% (56-86%)                +2.3 ± 1.0
+solo standard / challenging, 100 ms *  30     40% / 10%                   -0.9 / -3.4
 =====================================  =====  ==========================  ===========
 
 About 22 decisions per second at 100 ms per move (it stops at 60 ms).
