@@ -98,8 +98,9 @@ def test_same_seed_and_budget_give_the_same_moves_even_when_the_clock_is_tiny():
     assert _moves(c) != _moves(a)
 
 
-def test_the_node_budget_stops_the_search_without_reading_the_clock(monkeypatch):
-    game = Game.new(RuleSpec.make(["revised"]), 2, 8)
+@pytest.mark.parametrize("variants,players,nodes", [(["revised"], 2, 25), (["solo"], 1, 1500)])
+def test_the_node_budget_stops_the_search_without_reading_the_clock(monkeypatch, variants, players, nodes):
+    game = Game.new(RuleSpec.make(variants), players, 8)
     seen = []
     real = TurnSearch.run
 
@@ -107,12 +108,14 @@ def test_the_node_budget_stops_the_search_without_reading_the_clock(monkeypatch)
         try:
             real(self, root, width, depth)
         finally:
-            seen.append(self.nodes)
+            seen.append(self)
     monkeypatch.setattr(TurnSearch, "run", run)
     import bots.planner.search as search_mod
     monkeypatch.setattr(search_mod.time, "perf_counter", lambda: pytest.fail("the clock was read"))
-    PlannerPolicy(nodes=25, max_width=48).choose(game, random.Random(1))
-    assert seen and max(seen) == 25
+    PlannerPolicy(nodes=nodes, max_width=48).choose(game, random.Random(1))
+    top = seen[0]  # the turn search; in solo the next-turn searches add their nodes to it
+    assert top.nodes == nodes
+    assert any(s is not top for s in seen) == (players == 1)
 
 
 def test_planner_fast_is_registered_and_plays_legal_games_with_the_master_action():
