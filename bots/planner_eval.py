@@ -46,13 +46,13 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 def play_one(job) -> dict:
     """Play one game; ``job`` = (seed, seats, planner seat, variants, params, move_ms,
-    opponent, weight overrides[, budget]) where ``budget`` is ``(nodes, max_width, max_depth[,
-    lookahead])`` (``nodes`` None: the clock; ``lookahead``: solo, see ``PlannerPolicy``)."""
+    opponent, weight overrides[, budget]) where ``budget`` is ``(nodes, max_width, max_depth,
+    lookahead)`` (``nodes`` None: the clock; ``lookahead``: solo, see ``PlannerPolicy``)."""
     seed, seats, me, variants, params, move_ms, opponent, weights, *rest = job
-    nodes, max_width, max_depth, *more = rest[0] if rest else (None, 48, 12)
+    nodes, max_width, max_depth, lookahead = rest[0] if rest else (None, 48, 12, 12)
     game = Game.new(RuleSpec.make(variants, params), seats, seed)
     planner = PlannerPolicy(move_ms=move_ms, weights=Weights(**weights), nodes=nodes, max_width=max_width,
-                            max_depth=max_depth, lookahead=more[0] if more else 12)
+                            max_depth=max_depth, lookahead=lookahead)
     bots = [planner if s == me else policy(opponent) for s in range(seats)]
     rng = random.Random(seed * 7919 + me)
     decisions, think, cpu, slowest = 0, 0.0, 0.0, 0.0

@@ -168,35 +168,40 @@ class PlannerPolicy(Policy):
         # an automaton's pile in the public state means a solo game (R12): play against it
         ctx = Context(root, me, solver, self.weights, solo="automaton_pile" in game.extra,
                       unseen=unseen_cards(game, me), rng=local)
-        search = TurnSearch(ctx, deadline, self.nodes, keep_ends=ctx.solo and self.lookahead > 0)
-        width = 1  # a greedy line first, so a short clock still gets a whole turn searched
+        look_ahead = ctx.solo and self.lookahead > 0
+        search = TurnSearch(ctx, deadline, self.nodes, keep_ends=look_ahead)
         try:
-            while True:
+            for width in self._widths():
                 search.run(root, width, self.max_depth)
-                if width >= self.max_width or game.phase != ACTION:
+                if game.phase != ACTION:
                     break
-                width = min(self.max_width, 3 if width == 1 else width * 2)
         except OutOfTime:
             pass
         action = search.answer()
-        if ctx.solo and self.lookahead and search.complete:
+        if look_ahead and search.complete:
             action = self._look_ahead(search, ctx, action)
         if action is None:
             action = max(legal, key=lambda a: _value_after(root, a, ctx)) if not timed or time.perf_counter() < deadline else legal[-1]
         return action
 
+    def _widths(self):
+        """The beam widths of iterative widening: 1 first (a greedy line, so a short clock
+        still gets a whole turn searched), then 3, 6, 12, ... up to ``max_width``."""
+        width = 1
+        while True:
+            yield width
+            if width >= self.max_width:
+                return
+            width = min(self.max_width, 3 if width == 1 else width * 2)
+
     def _look_ahead(self, search, ctx, action):
         """Solo: weigh the best ends of this turn by the next turn too (widening while the
         budget lasts); the answer of the last whole sweep, else ``action``."""
-        width = 1
         try:
-            while True:
+            for width in self._widths():
                 values = next_turn(search, ctx, width, keep=self.lookahead)
                 if values:
                     action = max(values.items(), key=lambda kv: kv[1])[0][1]
-                if width >= self.max_width:
-                    break
-                width = 3 if width == 1 else width * 2
         except OutOfTime:
             pass
         return action

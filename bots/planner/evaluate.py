@@ -151,7 +151,7 @@ def evaluate(game, ctx: Context) -> float:
         actions += game.actions_left
     ef = w.cell * min(1.0, turns / w.decay_turns)
     value = sum(points[c] for c in p.completed) - p.finish_pieces * ctx.ft_cost
-    value += _solo_term(game, ctx)
+    value += _solo_term(game, ctx, turns)
     # the others (or the automaton) score in every turn the game lasts: without this the
     # planner would never end a game it is winning, and it lets long plans drag on
     value -= ctx.tempo * min(turns, w.tempo_turns)
@@ -253,18 +253,18 @@ def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
     return value
 
 
-def _solo_term(game, ctx) -> float:
+def _solo_term(game, ctx, turns: float) -> float:
     if not ctx.solo:
         return 0.0
     # solo is won against the automaton's pile (R12.5): what it takes counts against
-    value = -sum(ctx.points[c] for c in game.extra.get("automaton_pile", ()))
-    if ctx.w.solo_exposure and game.phase not in (FINISH, OVER):
+    extra = game.extra
+    value = -sum(ctx.points[c] for c in extra["automaton_pile"])
+    if turns > 0:  # no turns left (the finishing touches, the end): no columns to choose
         # lock pieces only leave the game when the automaton finds every column locked
         # (R12.3); with 3 or more it can be kept to one open column a turn, with fewer it
         # chooses among more puzzles for the rest of the game
-        extra = game.extra
         locks = sum(extra["locks"]) + extra["automaton_supply"]
-        value -= ctx.w.solo_exposure * _EXPOSED[min(locks, 3)] * min(1.0, ctx.turns_after(game) / 4)
+        value -= ctx.w.solo_exposure * _EXPOSED[min(locks, 3)] * min(1.0, turns / 4)
     return value
 
 
