@@ -15,7 +15,8 @@ try:
 except ImportError:  # pragma: no cover - the same text, from the standard library
     orjson = None
 
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+#: compact JSON text by the standard library (no spaces, non-ASCII kept)
+dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def line(value) -> bytes:
@@ -25,7 +26,7 @@ def line(value) -> bytes:
             return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
         except orjson.JSONEncodeError:
             pass
-    return (_dumps(value) + "\n").encode()
+    return (dumps(value) + "\n").encode()
 
 
 def loads(data):

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from engine import Game, RuleSpec
 
-from arena.rl.spaces import _accepted as accepted  # noqa: F401  (whether the engine accepts an action now, tried on a copy)
+from arena.rl.spaces import accepted  # noqa: F401  (whether the engine accepts an action now, tried on a copy)
 
 #: (label, variants, players): every variant, and combinations
 CONFIGS = [

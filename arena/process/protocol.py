@@ -18,7 +18,7 @@ import time
 
 from engine.codec import show
 
-from ..jsonline import line as json_line
+from ..jsonline import dumps as _dumps, line as json_line
 from .transport import BotNonJson, BotProtocolError, printable
 
 log = logging.getLogger(__name__)
@@ -31,8 +31,6 @@ MAX_DEPTH = 32
 MAX_NAME = 200
 #: stale replies kept in :attr:`Protocol.discarded` (the rest are only counted and logged)
 MAX_DISCARDED = 20
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
 
 
 class _DuplicateKey(ValueError):

@@ -442,7 +442,7 @@ class Chooser:
                 if supply[give] <= 0:
                     continue
                 for take in range(S):
-                    if take != give and _accepted(game, LevelUp(tuple(self.steps) + ((give, take),))):
+                    if take != give and accepted(game, LevelUp(tuple(self.steps) + ((give, take),))):
                         out.append(space.STEP + give * S + take)
         out.append(space.DONE)
         return sorted(out)
@@ -576,7 +576,8 @@ class Chooser:
         return to_json(self.game.rules, action)
 
 
-def _accepted(game, action) -> bool:
+def accepted(game, action) -> bool:
+    """Whether the engine accepts ``action`` now (tried on a copy of ``game``)."""
     trial = game.clone()
     try:
         trial.apply(action)
