@@ -8,6 +8,7 @@ from every seat; results carry 95% Wilson intervals. Games run in worker process
     python -m bots.planner_eval --solo --games 60 --move-ms 100           # vs the automaton
     python -m bots.planner_eval --fast --games 200 --variants revised     # planner-fast
     python -m bots.planner_eval --nodes 100 --max-width 3 --games 200     # any node budget
+    python -m bots.planner_eval --solo --move-ms 1000 --safety 0.8        # search 80% of the clock
 
 ``--nodes`` (or ``--fast``, the ``planner-fast`` setting) budgets the planner in positions
 searched per decision instead of time, so its moves do not depend on the machine's load;
@@ -47,12 +48,13 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 def play_one(job) -> dict:
     """Play one game; ``job`` = (seed, seats, planner seat, variants, params, move_ms,
     opponent, weight overrides[, budget]) where ``budget`` is ``(nodes, max_width, max_depth,
-    lookahead)`` (``nodes`` None: the clock; ``lookahead``: solo, see ``PlannerPolicy``)."""
+    lookahead[, safety])`` (``nodes`` None: the clock; ``lookahead``, ``safety``: see
+    ``PlannerPolicy``)."""
     seed, seats, me, variants, params, move_ms, opponent, weights, *rest = job
-    nodes, max_width, max_depth, lookahead = rest[0] if rest else (None, 48, 12, 12)
+    nodes, max_width, max_depth, lookahead, *safety = rest[0] if rest else (None, 48, 12, 12)
     game = Game.new(RuleSpec.make(variants, params), seats, seed)
     planner = PlannerPolicy(move_ms=move_ms, weights=Weights(**weights), nodes=nodes, max_width=max_width,
-                            max_depth=max_depth, lookahead=lookahead)
+                            max_depth=max_depth, lookahead=lookahead, safety=safety[0] if safety else 0.6)
     bots = [planner if s == me else policy(opponent) for s in range(seats)]
     rng = random.Random(seed * 7919 + me)
     decisions, think, cpu, slowest = 0, 0.0, 0.0, 0.0
@@ -106,6 +108,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-depth", type=int, default=None, help="actions of the turn searched ahead (default 12)")
     ap.add_argument("--lookahead", type=int, default=12,
                     help="solo: ends of the turn searched one turn further (default 12; 0: one turn only)")
+    ap.add_argument("--safety", type=float, default=0.6,
+                    help="share of --move-ms the planner searches for (default 0.6; the rest is margin)")
     ap.add_argument("--fast", action="store_true",
                     help="the planner-fast setting (budget and evaluation constants of bots.planner.fast)")
     ap.add_argument("--opponent", default="greedy")
@@ -122,9 +126,11 @@ def main(argv=None) -> int:
         fast_weights = dict(FAST_WEIGHTS)
     if args.nodes is not None and args.nodes < 1:
         ap.error("--nodes must be a positive number of positions")
-    budget = (args.nodes, args.max_width or 48, args.max_depth or 12, args.lookahead)
+    if not 0 < args.safety <= 1:
+        ap.error("--safety must be a share of the move time, more than 0 and at most 1")
+    budget = (args.nodes, args.max_width or 48, args.max_depth or 12, args.lookahead, args.safety)
     clock = (f"{'planner-fast: ' if args.fast else ''}{args.nodes} nodes/move, width {budget[1]}, depth {budget[2]}"
-             if args.nodes else f"{args.move_ms:g} ms/move")
+             if args.nodes else f"{args.move_ms:g} ms/move" + (f" (searching {args.safety:.0%} of it)" if args.safety != 0.6 else ""))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     weights = {**fast_weights, **{k: float(v) for k, v in (kv.split("=") for kv in args.weights.split(",") if kv)}}
     variants = [v for v in args.variants.split(",") if v]

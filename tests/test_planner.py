@@ -18,7 +18,7 @@ from engine.observation import game_from_observation
 from bots.planner import PlannerPolicy, solver_for
 from bots.planner.search import determinize
 from bots.planner.solver import PuzzleSolver
-from bots.planner_eval import wilson
+from bots.planner_eval import main as planner_eval, play_one, wilson
 from arena.plugins import policy
 
 
@@ -227,3 +227,27 @@ def test_solver_multisets_all_tile_and_cheapest_prices_missing_pieces():
 def test_wilson_interval_brackets_the_rate():
     lo, hi = wilson(85, 100)
     assert lo < 0.85 < hi and 0.76 < lo < 0.78 and 0.90 < hi < 0.91
+
+
+@pytest.mark.parametrize("safety", ["0", "1.5", "-0.2"])
+def test_planner_eval_rejects_a_safety_that_is_not_a_share_of_the_move(safety, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        planner_eval(["--solo", "--games", "1", "--safety", safety])
+    assert exit_info.value.code == 2
+    assert "--safety must be a share of the move time" in capsys.readouterr().err
+
+
+def test_planner_eval_gives_the_planner_its_safety(monkeypatch):
+    seen = []
+    real = PlannerPolicy.__init__
+
+    def init(self, *args, **kwargs):
+        seen.append(kwargs.get("safety"))
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(PlannerPolicy, "__init__", init)
+    job = (3, 1, 0, ["solo"], {"difficulty": "standard"}, 30, "greedy", {}, (None, 3, 3, 0, 0.9))
+    result = play_one(job)
+    assert seen == [0.9] and result["decisions"] > 0
+    play_one(job[:-1] + ((None, 3, 3, 0),))
+    assert seen[-1] == 0.6  # the default when a budget names none
