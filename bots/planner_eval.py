@@ -33,7 +33,7 @@ from engine import Game, RuleSpec
 
 from engine import stats
 
-from .planner import PlannerPolicy, Weights
+from .planner import SAFETY, PlannerPolicy, Weights
 from arena.plugins import policy
 
 
@@ -54,7 +54,7 @@ def play_one(job) -> dict:
     nodes, max_width, max_depth, lookahead, *safety = rest[0] if rest else (None, 48, 12, 12)
     game = Game.new(RuleSpec.make(variants, params), seats, seed)
     planner = PlannerPolicy(move_ms=move_ms, weights=Weights(**weights), nodes=nodes, max_width=max_width,
-                            max_depth=max_depth, lookahead=lookahead, safety=safety[0] if safety else 0.6)
+                            max_depth=max_depth, lookahead=lookahead, safety=safety[0] if safety else SAFETY)
     bots = [planner if s == me else policy(opponent) for s in range(seats)]
     rng = random.Random(seed * 7919 + me)
     decisions, think, cpu, slowest = 0, 0.0, 0.0, 0.0
@@ -108,8 +108,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-depth", type=int, default=None, help="actions of the turn searched ahead (default 12)")
     ap.add_argument("--lookahead", type=int, default=12,
                     help="solo: ends of the turn searched one turn further (default 12; 0: one turn only)")
-    ap.add_argument("--safety", type=float, default=0.6,
-                    help="share of --move-ms the planner searches for (default 0.6; the rest is margin)")
+    ap.add_argument("--safety", type=float, default=SAFETY,
+                    help=f"share of --move-ms the planner searches for (default {SAFETY}; the rest is margin)")
     ap.add_argument("--fast", action="store_true",
                     help="the planner-fast setting (budget and evaluation constants of bots.planner.fast)")
     ap.add_argument("--opponent", default="greedy")
@@ -130,7 +130,7 @@ def main(argv=None) -> int:
         ap.error("--safety must be a share of the move time, more than 0 and at most 1")
     budget = (args.nodes, args.max_width or 48, args.max_depth or 12, args.lookahead, args.safety)
     clock = (f"{'planner-fast: ' if args.fast else ''}{args.nodes} nodes/move, width {budget[1]}, depth {budget[2]}"
-             if args.nodes else f"{args.move_ms:g} ms/move" + (f" (searching {args.safety:.0%} of it)" if args.safety != 0.6 else ""))
+             if args.nodes else f"{args.move_ms:g} ms/move" + (f" (searching {args.safety:.0%} of it)" if args.safety != SAFETY else ""))
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     weights = {**fast_weights, **{k: float(v) for k, v in (kv.split("=") for kv in args.weights.split(",") if kv)}}
     variants = [v for v in args.variants.split(",") if v]

@@ -89,7 +89,10 @@ from .evaluate import Context, Weights, evaluate
 from .search import OutOfTime, TurnSearch, determinize, finish_touches, next_turn, unseen_cards
 from .solver import PuzzleSolver
 
-__all__ = ["PlannerPolicy", "Weights"]
+__all__ = ["PlannerPolicy", "Weights", "SAFETY"]
+
+#: share of its move time the timed planner searches for; the rest is margin for the reply
+SAFETY = 0.6
 
 _SOLVERS: dict = {}
 _FORKS: dict = {}  # deterministic budget: solvers whose answers depend on the question only
@@ -128,7 +131,7 @@ class PlannerPolicy(Policy):
 
     name = "planner"
 
-    def __init__(self, move_ms: float = 1000, weights: Weights | None = None, safety: float = 0.6,
+    def __init__(self, move_ms: float = 1000, weights: Weights | None = None, safety: float = SAFETY,
                  nodes: int | None = None, max_width: int = 48, max_depth: int = 12, lookahead: int = 12):
         if nodes is not None and int(nodes) < 1:
             raise ValueError(f"nodes must be a positive number of positions, not {nodes!r}")
