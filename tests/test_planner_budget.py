@@ -191,3 +191,28 @@ def test_shipped_experiment_shows_the_master_action_under_revised_and_not_under_
     from engine.stats import compare
     text = "\n".join(report_lines(run["rows"], compare(by)))
     assert "- `no-master`: " in text and "`master` per game -" in text
+
+
+@pytest.mark.parametrize("variants,players", [(["solo"], 1), (["revised"], 2)])
+def test_remembered_plans_change_no_move(monkeypatch, variants, players):
+    """The evaluation remembers each decision's plans by their arguments: the same moves
+    as planning every position afresh, with far fewer plans made."""
+    evaluate_mod = sys.modules["bots.planner.evaluate"]
+    real = evaluate_mod._plan
+    made = []
+
+    def counted(*args):
+        made.append(1)
+        return real(*args)
+
+    def bots():
+        return [PlannerPolicy(nodes=400, max_width=6) for _ in range(players)]
+
+    monkeypatch.setattr(evaluate_mod, "_plan", counted)
+    remembered = _play(RuleSpec.make(variants), players, 6, bots())
+    with_memo = len(made)
+    made.clear()
+    monkeypatch.setattr(evaluate_mod, "_planned", lambda puzzles, supply, actions, ef, ctx, cap: counted(puzzles, supply, actions, ef, ctx, cap))
+    afresh = _play(RuleSpec.make(variants), players, 6, bots())
+    assert _moves(remembered) == _moves(afresh)
+    assert with_memo < 0.8 * len(made)

@@ -94,6 +94,10 @@ class Context:
                              for s, p in zip(rs.reward_shape, rs.puzzles)]
         self.shape_of = rs.geometry.placement_shape
         self.solo = solo
+        # _plan's answers, by its arguments: most positions a search meets share their
+        # owner's puzzles and supply with another (the automaton's reply, a refill, the
+        # order of two actions change neither), so three in four plans are asked again
+        self.plans: dict = {}
         self.tempo = weights.solo_tempo if solo else weights.tempo + weights.tempo_seats * max(0, game.n - 2)
         if weights.stall_tempo and not solo and _stalled(game):
             # nobody scores while everyone waits: the game is worth ending
@@ -167,7 +171,7 @@ def evaluate(game, ctx: Context) -> float:
         cap = None
     hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
     if not hidden:
-        return value + _plan(puzzles, p.supply, actions, ef, ctx, cap)
+        return value + _planned(puzzles, p.supply, actions, ef, ctx, cap)
     # a card first seen in the search (a blind take, a refilled slot) is a sample of the
     # unseen cards: value it as their average, not as the lucky or unlucky sample
     total = 0.0
@@ -177,8 +181,19 @@ def evaluate(game, ctx: Context) -> float:
         for i in hidden:
             card = trial[i][0]
             trial[i] = (samples[1 if ctx.is_black[card] else 0][k], 0)
-        total += _plan(trial, p.supply, actions, ef, ctx, cap)
+        total += _planned(trial, p.supply, actions, ef, ctx, cap)
     return value + total / len(samples[0])
+
+
+def _planned(puzzles, supply, actions, ef, ctx, cap) -> float:
+    """:func:`_plan`, remembered per decision (its answer depends on its arguments and
+    the rules only)."""
+    key = (tuple(puzzles), tuple(supply), actions, ef, cap)
+    memo = ctx.plans
+    value = memo.get(key)
+    if value is None:
+        value = memo[key] = _plan(puzzles, supply, actions, ef, ctx, cap)
+    return value
 
 
 def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
