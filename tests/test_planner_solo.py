@@ -64,12 +64,12 @@ def test_r12_lookahead_keeps_a_finished_game_at_its_own_value():
 
 def test_r12_lookahead_runs_only_in_solo_and_can_be_turned_off(monkeypatch):
     calls = []
-    real = planner_mod.next_turn
+    real = planner_mod.next_turn_value
 
-    def spy(search, ctx, width, **kw):
+    def spy(search, ctx, end, width, **kw):
         calls.append(width)
-        return real(search, ctx, width, **kw)
-    monkeypatch.setattr(planner_mod, "next_turn", spy)
+        return real(search, ctx, end, width, **kw)
+    monkeypatch.setattr(planner_mod, "next_turn_value", spy)
     PlannerPolicy(nodes=3000, max_width=6).choose(_solo(), random.Random(1))
     assert calls and calls[0] == 1  # widened from 1 while the budget lasted
     calls.clear()
@@ -119,3 +119,79 @@ def test_r12_unbeatable_first_turn_keeps_the_four_lock_pieces_in_play(seed):
         game.apply(bot.choose(game, rng))
     assert sum(game.extra["locks"]) + game.extra["automaton_supply"] == 4
     assert len(game.extra["automaton_pile"]) == 1
+
+
+def test_r12_a_wider_run_is_made_only_where_the_beam_dropped_a_line(monkeypatch):
+    game = _solo()
+    root, ctx, search = _search(game, width=1)
+    assert search.cut  # the first action of a turn has more options than one line
+    # the last action of a turn: every line ends it, nothing to drop
+    last = game.clone()
+    while last.actions_left > 1:
+        last.apply(PlannerPolicy(nodes=200).choose(last, random.Random(2)))
+    _, _, small = _search(last, width=1)
+    _, _, wide = _search(last, width=48)
+    assert not small.cut and small.complete == wide.complete and small.nodes == wide.nodes
+    # the planner does not repeat it at wider beams
+    widths = []
+    real = TurnSearch.run
+
+    def run(self, root, width, depth=12):
+        widths.append(width)
+        return real(self, root, width, depth)
+    monkeypatch.setattr(TurnSearch, "run", run)
+    PlannerPolicy(nodes=2000, lookahead=0).choose(last, random.Random(1))
+    assert widths == [1]
+    widths.clear()
+    PlannerPolicy(nodes=2000, lookahead=0).choose(game, random.Random(1))
+    assert widths[:3] == [1, 3, 6]
+
+
+def test_r12_a_sweep_cut_short_counts_for_the_ends_it_reached(monkeypatch):
+    """The lookahead keeps, per end, the best next-turn line found at any width: the ends
+    reached by a sweep the budget cut short count (most promising first), an end searched
+    exactly is not searched again, and no answer comes before every end was searched."""
+    game = _solo()
+    log = []
+    real = planner_mod.next_turn_value
+
+    def spy(search, ctx, end, width, **kw):
+        value, exact = real(search, ctx, end, width, **kw)
+        log.append((id(end[1]), width, value, exact))
+        return value, exact
+    monkeypatch.setattr(planner_mod, "next_turn_value", spy)
+    PlannerPolicy(nodes=6000, max_width=48).choose(game, random.Random(1))
+    ends = {e for e, _, _, _ in log}
+    assert len(ends) > 1
+    first = [e for e, w, _, _ in log if w == 1]
+    assert sorted(first) == sorted(ends)  # every end once at width 1 before any wider
+    assert log[:len(first)] == [t for t in log if t[1] == 1]
+    exact = {e for e, _, _, x in log if x}
+    for e in exact:  # searched exactly: never again
+        assert [t[1] for t in log if t[0] == e][-1] == max(t[1] for t in log if t[0] == e)
+        assert sum(1 for t in log if t[0] == e and t[3]) == 1
+    widest = max(w for _, w, _, _ in log)
+    # the last sweep was cut short by the budget: only some of the ends got it
+    assert widest > 1 and 0 < sum(1 for _, w, _, _ in log if w == widest) < len(ends - exact)
+
+
+def test_r12_lookahead_answer_needs_every_end_searched_once(monkeypatch):
+    """A budget that runs out before every end of the turn was searched once leaves the
+    turn search's own answer."""
+    game = _solo()
+
+    def starved(*args, **kw):
+        raise search_mod.OutOfTime
+    plain = PlannerPolicy(nodes=6000, lookahead=0).choose(game, random.Random(1))
+    monkeypatch.setattr(planner_mod, "next_turn_value", starved)
+    assert PlannerPolicy(nodes=6000).choose(game, random.Random(1)) == plain
+    calls = []
+    real = search_mod.next_turn_value
+
+    def half(search, ctx, end, width, **kw):  # the first sweep reaches one end only
+        if calls:
+            raise search_mod.OutOfTime
+        calls.append(1)
+        return real(search, ctx, end, width, **kw)
+    monkeypatch.setattr(planner_mod, "next_turn_value", half)
+    assert PlannerPolicy(nodes=6000).choose(game, random.Random(1)) == plain

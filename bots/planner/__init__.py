@@ -86,7 +86,7 @@ from arena.hookspecs import hookimpl
 
 from ..policy import Policy, register_policy
 from .evaluate import Context, Weights, evaluate
-from .search import OutOfTime, TurnSearch, determinize, finish_touches, next_turn, unseen_cards
+from .search import OutOfTime, TurnSearch, determinize, finish_touches, next_turn_value, turn_ends, unseen_cards
 from .solver import PuzzleSolver
 
 __all__ = ["PlannerPolicy", "Weights", "SAFETY"]
@@ -176,8 +176,8 @@ class PlannerPolicy(Policy):
         try:
             for width in self._widths():
                 search.run(root, width, self.max_depth)
-                if game.phase != ACTION:
-                    break
+                if game.phase != ACTION or not search.cut:
+                    break  # a decision's options, or a beam that dropped nothing: no wider run
         except OutOfTime:
             pass
         action = search.answer()
@@ -198,16 +198,34 @@ class PlannerPolicy(Policy):
             width = min(self.max_width, 3 if width == 1 else width * 2)
 
     def _look_ahead(self, search, ctx, action):
-        """Solo: weigh the best ends of this turn by the next turn too (widening while the
-        budget lasts); the answer of the last whole sweep, else ``action``."""
+        """Solo: weigh the best ends of this turn by the next turn too, widening while the
+        budget lasts. Every end keeps the best line found for it at any width, so a sweep
+        cut short still counts for the ends it reached (the most promising first); an end
+        whose search dropped nothing is not searched again. Once every end has been
+        searched at least once, the first action of the best two-turn line is the answer;
+        before that, ``action``."""
+        ends = turn_ends(search, self.lookahead)
+        found: list = [None] * len(ends)
+        exact = [False] * len(ends)
         try:
             for width in self._widths():
-                values = next_turn(search, ctx, width, keep=self.lookahead)
-                if values:
-                    action = max(values.items(), key=lambda kv: kv[1])[0][1]
+                order = sorted(range(len(ends)), key=lambda i: -(ends[i][0] if found[i] is None else found[i]))
+                for i in order:
+                    if exact[i]:
+                        continue
+                    value, exact[i] = next_turn_value(search, ctx, ends[i], width)
+                    found[i] = value if found[i] is None else max(found[i], value)
+                if all(exact):
+                    break
         except OutOfTime:
             pass
-        return action
+        if not ends or None in found:
+            return action
+        values: dict = {}
+        for (_, _, f), value in zip(ends, found):
+            if value > values.get(f, float("-inf")):
+                values[f] = value
+        return max(values.items(), key=lambda kv: kv[1])[0][1]
 
 
 def _value_after(root, action, ctx) -> float:

@@ -147,6 +147,7 @@ class TurnSearch:
         per first action (of a line that ends the turn, or is cut by ``depth``)."""
         self.best = {}
         self.ends = []
+        self.cut = False  # did the beam drop a line? (if not, a wider run finds the same)
         frontier = [(0.0, root, None)]
         for step in range(depth):
             children = []
@@ -194,6 +195,8 @@ class TurnSearch:
                 if f not in seen:
                     seen.add(f)
                     frontier.append((v, c, f))
+            if len(children) > width:
+                self.cut = True
             frontier = frontier[:width]
             kept = {id(t[1]) for t in frontier}
             rest = [t for t in children if id(t[1]) not in kept]
@@ -207,13 +210,9 @@ class TurnSearch:
         return max(table.items(), key=lambda kv: kv[1])[0][1] if table else None
 
 
-def next_turn(search, ctx, width: int, keep: int = 12, per_first: int = 2, depth: int = 12) -> dict:
-    """Look one own turn further (solo, where the automaton's reply is already part of every
-    line that ends the turn): the ``keep`` best ends of ``search``'s last run (at most
-    ``per_first`` per first action) are each followed by a beam search of ``width`` over
-    the next turn, and a first action is worth the best value found two turns ahead.
-    A line after which the game is over keeps its value. Shares ``search``'s budget
-    (which must have been made with ``keep_ends``)."""
+def turn_ends(search, keep: int = 12, per_first: int = 2) -> list:
+    """The ``keep`` best lines of ``search``'s last run that ended the turn, best first,
+    at most ``per_first`` per first action: (value, position, first action)."""
     chosen = []
     count: dict = {}
     for end in sorted(search.complete_ends, key=lambda t: -t[0]):
@@ -223,18 +222,37 @@ def next_turn(search, ctx, width: int, keep: int = 12, per_first: int = 2, depth
             chosen.append(end)
             if len(chosen) >= keep:
                 break
+    return chosen
+
+
+def next_turn_value(search, ctx, end, width: int, depth: int = 12) -> tuple[float, bool]:
+    """The best value a beam search of ``width`` finds over the turn that follows ``end``
+    (a line after which the game is over, or another seat moves, keeps its own value),
+    and whether that search was exact (no beam cut: a wider one finds the same).
+    Shares ``search``'s clock and node budget."""
+    v, c, _ = end
+    if c.phase in (FINISH, OVER) or c.to_move() != ctx.me:
+        return v, True
+    sub = TurnSearch(ctx.at(c), search.deadline,
+                     None if search.nodes_left is None else search.nodes_left - search.nodes)
+    try:
+        sub.run(c, width, depth)
+    finally:
+        search.nodes += sub.nodes
+    return max(sub.best.values(), default=v), not sub.cut
+
+
+def next_turn(search, ctx, width: int, keep: int = 12, per_first: int = 2, depth: int = 12) -> dict:
+    """Look one own turn further (solo, where the automaton's reply is already part of every
+    line that ends the turn): the ``keep`` best ends of ``search``'s last run (at most
+    ``per_first`` per first action) are each followed by a beam search of ``width`` over
+    the next turn, and a first action is worth the best value found two turns ahead.
+    A line after which the game is over keeps its value. Shares ``search``'s budget
+    (which must have been made with ``keep_ends``)."""
     values: dict = {}
-    for v, c, f in chosen:
-        if c.phase in (FINISH, OVER) or c.to_move() != ctx.me:
-            value = v
-        else:
-            sub = TurnSearch(ctx.at(c), search.deadline,
-                             None if search.nodes_left is None else search.nodes_left - search.nodes)
-            try:
-                sub.run(c, width, depth)
-            finally:
-                search.nodes += sub.nodes
-            value = max(sub.best.values(), default=v)
+    for end in turn_ends(search, keep, per_first):
+        value, _ = next_turn_value(search, ctx, end, width, depth)
+        f = end[2]
         if value > values.get(f, float("-inf")):
             values[f] = value
     return values
