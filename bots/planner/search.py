@@ -119,7 +119,7 @@ class TurnSearch:
 
     def __init__(self, ctx, deadline: float, nodes: int | None = None, keep_ends: bool = False):
         self.ctx = ctx
-        self.keep_ends = keep_ends  # keep the positions that end the turn (for next_turn)
+        self.keep_ends = keep_ends  # keep the positions that end the turn (for turn_ends)
         self.deadline = deadline
         self.timed = deadline != float("inf")
         self.nodes_left = nodes
@@ -212,7 +212,10 @@ class TurnSearch:
 
 def turn_ends(search, keep: int = 12, per_first: int = 2) -> list:
     """The ``keep`` best lines of ``search``'s last run that ended the turn, best first,
-    at most ``per_first`` per first action: (value, position, first action)."""
+    at most ``per_first`` per first action: (value, position, first action). In solo the
+    automaton's reply is part of each (it is deterministic; only the refills are
+    sampled), so the planner looks one own turn further from them
+    (:func:`next_turn_value`; ``search`` must have been made with ``keep_ends``)."""
     chosen = []
     count: dict = {}
     for end in sorted(search.complete_ends, key=lambda t: -t[0]):
@@ -240,22 +243,6 @@ def next_turn_value(search, ctx, end, width: int, depth: int = 12) -> tuple[floa
     finally:
         search.nodes += sub.nodes
     return max(sub.best.values(), default=v), not sub.cut
-
-
-def next_turn(search, ctx, width: int, keep: int = 12, per_first: int = 2, depth: int = 12) -> dict:
-    """Look one own turn further (solo, where the automaton's reply is already part of every
-    line that ends the turn): the ``keep`` best ends of ``search``'s last run (at most
-    ``per_first`` per first action) are each followed by a beam search of ``width`` over
-    the next turn, and a first action is worth the best value found two turns ahead.
-    A line after which the game is over keeps its value. Shares ``search``'s budget
-    (which must have been made with ``keep_ends``)."""
-    values: dict = {}
-    for end in turn_ends(search, keep, per_first):
-        value, _ = next_turn_value(search, ctx, end, width, depth)
-        f = end[2]
-        if value > values.get(f, float("-inf")):
-            values[f] = value
-    return values
 
 
 def candidates(game, ctx) -> list:
