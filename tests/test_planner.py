@@ -251,3 +251,41 @@ def test_planner_eval_gives_the_planner_its_safety(monkeypatch):
     assert seen == [0.9] and result["decisions"] > 0
     play_one(job[:-1] + ((None, 3, 3, 0),))
     assert seen[-1] == 0.6  # the default when a budget names none
+
+
+def test_the_garbage_collector_is_paused_during_a_decision_and_restored_after(monkeypatch):
+    """The planner pauses Python's cyclic collector while it searches (its copies form no
+    cycles: nothing is left for the collector) and restores it as it was, also when the
+    search fails."""
+    from bots.planner.search import TurnSearch
+
+    game = Game.new(RuleSpec.make(["solo"]), 1, 4)
+    bot = PlannerPolicy(nodes=800)
+    states = []
+    real = TurnSearch.run
+
+    def run(self, root, width, depth=12):
+        states.append(gc.isenabled())
+        return real(self, root, width, depth)
+    monkeypatch.setattr(TurnSearch, "run", run)
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        gc.collect()
+        gc.disable()
+        bot.choose(game, random.Random(1))
+        assert gc.collect() == 0  # the search left no cyclic garbage
+        assert not gc.isenabled()  # off before, off after
+        gc.enable()
+        bot.choose(game, random.Random(1))
+        assert gc.isenabled()
+        assert states and not any(states)
+
+        def boom(*args):
+            raise RuntimeError("search failed")
+        monkeypatch.setattr(TurnSearch, "run", boom)
+        with pytest.raises(RuntimeError):
+            bot.choose(game, random.Random(1))
+        assert gc.isenabled()
+    finally:
+        gc.enable() if was else gc.disable()

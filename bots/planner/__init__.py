@@ -29,9 +29,11 @@ How it plays
    widening), and answers with the best line found when time is short.
    **Solo** (R12): the automaton's reply is part of every line that ends the turn (it is
    deterministic; only the refills are sampled), so the planner looks one own turn
-   further: the best ends of this turn (:func:`~bots.planner.search.next_turn`) are each
-   followed by a beam search of the next turn, widened while the budget lasts, and the
-   first action of the best two-turn line is played.
+   further: the best ends of this turn (:func:`~bots.planner.search.turn_ends`) are each
+   followed by a beam search of the next turn, widened while the budget lasts (every end
+   keeps the best line found for it at any width, so a sweep the budget cuts short still
+   counts for the ends it reached), and the first action of the best two-turn line is
+   played. A search whose beam dropped no line is not repeated wider.
 4. **Finishing touches**: every order of the unfinished puzzles is tried, and a puzzle is
    completed when its points (doubled when unfinished puzzles cost their points) outweigh
    the pieces it costs (R6).
@@ -77,6 +79,7 @@ less.
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 
@@ -155,7 +158,22 @@ class PlannerPolicy(Policy):
         return solver
 
     def choose(self, game, rng: random.Random):
-        """The action or decision for the player to move; never mutates ``game``."""
+        """The action or decision for the player to move; never mutates ``game``.
+
+        Python's cyclic garbage collector is paused while it searches: a search makes tens
+        of thousands of short-lived copies that form no cycles (reference counting frees
+        them), and the collector's full passes over the solver's long-lived memo took up
+        to a third of a 600 ms decision, and made a decision overrun its deadline by up
+        to a third of a second. It is resumed (if it was on) before the answer returns."""
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._choose(game, rng)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _choose(self, game, rng: random.Random):
         timed = self.nodes is None
         start = time.perf_counter() if timed else 0.0
         deadline = start + self.move_ms / 1000.0 * self.safety if timed else float("inf")
