@@ -50,9 +50,9 @@ reads the clock, so its moves do not depend on the machine or its load (``planne
 constants are :class:`Weights` (``PlannerPolicy(weights=Weights(tempo=1))``).
 
 Strength (``python -m bots.planner_eval``: paired, seat-rotated games against ``greedy``,
-in-process, 2 workers on a shared 2-core machine; 95% Wilson intervals; the 100-game solo
-rows on seeds 21001-21100, not used in tuning, see ``docs/bots.md``; rows marked * were
-measured before the solo lookahead and lock term):
+in-process, 2 workers on a shared 2-core machine; 95% Wilson intervals; the solo rows
+without a mark on seeds 21501-21800, not used in tuning, see ``docs/bots.md``; rows marked
+* were measured before the solo lookahead and lock term):
 
 =====================================  =====  ==========================  ===========
 rules, seats, clock                    games  planner wins                margin
@@ -61,8 +61,8 @@ revised, 2 seats, 1 s                  50     92% (81-97%), rank 1.08     +3.3 �
 revised, 2 seats, 100 ms               60     95% (86-98%), rank 1.05     +3.0 ± 0.5
 base, 2 seats, 100 ms                  60     87% (76-93%), rank 1.13     +2.4 ± 0.6
 revised, 4 seats (3 greedy), 1 s       40     95% (84-99%), rank 1.05     +2.9 ± 0.6
-solo challenging, 1 s                  100    48% (39-58%)                -0.1 ± 0.6
-solo unbeatable, 1 s                   100    20% (13-29%)                -2.3 ± 0.6
+solo challenging, 1 s                  200    60.5% (53.6-67.0%)          +1.2 ± 0.4
+solo unbeatable, 1 s                   100    25.0% (17.5-34.3%)          -1.5 ± 0.6
 solo challenging / unbeatable, 1 s *   100    29% (21-39%) / 0% (0-4%)    -1.2 / -9.8
 solo standard, 1 s *                   30     73% (56-86%)                +2.3 ± 1.0
 solo standard / challenging, 100 ms *  30     40% / 10%                   -0.9 / -3.4
@@ -163,8 +163,8 @@ class PlannerPolicy(Policy):
         Python's cyclic garbage collector is paused while it searches: a search makes tens
         of thousands of short-lived copies that form no cycles (reference counting frees
         them), and the collector's full passes over the solver's long-lived memo took up
-        to a third of a 600 ms decision, and made a decision overrun its deadline by up
-        to a third of a second. It is resumed (if it was on) before the answer returns."""
+        to a third of a 600 ms decision. It is resumed (if it was on) before the answer
+        returns."""
         paused = gc.isenabled()
         gc.disable()
         try:
