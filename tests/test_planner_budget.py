@@ -196,7 +196,7 @@ def test_shipped_experiment_shows_the_master_action_under_revised_and_not_under_
 @pytest.mark.parametrize("variants,players", [(["solo"], 1), (["revised"], 2)])
 def test_remembered_plans_change_no_move(monkeypatch, variants, players):
     """The evaluation remembers each decision's plans by their arguments: the same moves
-    as planning every position afresh, with far fewer plans made."""
+    as planning every position afresh, with fewer plans made."""
     evaluate_mod = sys.modules["bots.planner.evaluate"]
     real = evaluate_mod._plan
     made = []

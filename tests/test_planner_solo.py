@@ -14,7 +14,7 @@ import bots.planner as planner_mod
 import bots.planner.search as search_mod
 from bots.planner import PlannerPolicy, solver_for
 from bots.planner.evaluate import Context, Weights
-from bots.planner.search import TurnSearch, determinize, next_turn_value, turn_ends, unseen_cards
+from bots.planner.search import TurnSearch, by_first_action, determinize, next_turn_value, turn_ends, unseen_cards
 
 
 def _solo(seed=3, difficulty="challenging"):
@@ -32,11 +32,8 @@ def _search(game, width=3, nodes=None):
 
 def next_turn(search, ctx, width, keep=12):
     """One sweep of the lookahead: each first action at its best two-turn line."""
-    values = {}
-    for end in turn_ends(search, keep):
-        value, _ = next_turn_value(search, ctx, end, width)
-        values[end[2]] = max(values.get(end[2], float("-inf")), value)
-    return values
+    ends = turn_ends(search, keep)
+    return by_first_action(ends, [next_turn_value(search, ctx, end, width)[0] for end in ends])
 
 
 def test_r12_lookahead_values_each_first_action_at_the_end_of_the_next_turn(monkeypatch):

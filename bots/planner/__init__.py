@@ -89,7 +89,8 @@ from arena.hookspecs import hookimpl
 
 from ..policy import Policy, register_policy
 from .evaluate import Context, Weights, evaluate
-from .search import OutOfTime, TurnSearch, determinize, finish_touches, next_turn_value, turn_ends, unseen_cards
+from .search import (OutOfTime, TurnSearch, best_action, by_first_action, determinize, finish_touches, next_turn_value,
+                     turn_ends, unseen_cards)
 from .solver import PuzzleSolver
 
 __all__ = ["PlannerPolicy", "Weights", "SAFETY"]
@@ -239,11 +240,7 @@ class PlannerPolicy(Policy):
             pass
         if not ends or None in found:
             return action
-        values: dict = {}
-        for (_, _, f), value in zip(ends, found):
-            if value > values.get(f, float("-inf")):
-                values[f] = value
-        return max(values.items(), key=lambda kv: kv[1])[0][1]
+        return best_action(by_first_action(ends, found))
 
 
 def _value_after(root, action, ctx) -> float:

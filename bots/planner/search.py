@@ -206,8 +206,23 @@ class TurnSearch:
 
     def answer(self):
         """The first action with the best value found."""
-        table = self.complete or self.fallback
-        return max(table.items(), key=lambda kv: kv[1])[0][1] if table else None
+        return best_action(self.complete or self.fallback)
+
+
+def best_action(table: dict):
+    """The action of the best value in ``table`` ((type, action) keys, as the searches
+    record first actions), or None when it is empty."""
+    return max(table.items(), key=lambda kv: kv[1])[0][1] if table else None
+
+
+def by_first_action(ends, values) -> dict:
+    """Each first action of ``ends`` (:func:`turn_ends`) at the best of its ends'
+    ``values`` (one per end, in order)."""
+    best: dict = {}
+    for (_, _, f), value in zip(ends, values):
+        if value > best.get(f, float("-inf")):
+            best[f] = value
+    return best
 
 
 def turn_ends(search, keep: int = 12, per_first: int = 2) -> list:
