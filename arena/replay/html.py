@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 from engine import observation
@@ -26,6 +27,21 @@ from ..errors import ArenaError, UsageError
 from .render import PIECE_COLOURS, bot_label, describe
 from .html_assets import CSS, JS
 
+#: The exact text of the page's ``<style>`` and ``<script>`` elements (a Content-Security-Policy
+#: served with the page allows them by their hashes).
+STYLE_TEXT = f"\n{CSS}"
+SCRIPT_TEXT = f"\n{JS}"
+
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_for_script(data) -> str:
+    """``data`` as JSON to embed in a ``<script>`` element: ``<``, ``>``, ``&``, U+2028 and U+2029
+    are written as ``\\uXXXX`` escapes, so nothing in it (``</script>``, ``<!--``, ``<script``)
+    can end the element or change how the HTML parser reads it, and the text stays valid
+    JavaScript. ``JSON.parse`` gives back exactly ``data``."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return re.sub("[<>&\u2028\u2029]", lambda m: _SCRIPT_ESCAPES[m.group(0)], text)
 
 
 class ViewerError(ArenaError):
@@ -128,13 +144,13 @@ def viewer_data(record: dict) -> dict:
 def render_html(record: dict) -> str:
     """The viewer page for ``record`` as one string."""
     data = viewer_data(record)
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    payload = json_for_script(data)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             f"<title>{html.escape(data['title'])}</title>\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<style>\n{CSS}</style></head>\n<body data-step=\"0\">\n"
+            f"<style>{STYLE_TEXT}</style></head>\n<body data-step=\"0\">\n"
             f"<script type=\"application/json\" id=\"replay-data\">{payload}</script>\n"
-            f"<script>\n{JS}</script>\n</body></html>\n")
+            f"<script>{SCRIPT_TEXT}</script>\n</body></html>\n")
 
 
 def write_html(replay_path, out_path) -> Path:

@@ -1,14 +1,10 @@
 """The Starlette app of ``arena serve``: pages, the upload form, the JSON API, background work.
 
-Routes (all pages are server-rendered HTML; the API speaks JSON):
-
-- ``GET /`` the leaderboard; ``GET /bot/NAME``; ``GET /game/ID`` (``/game/ID/replay`` is
-  the replay viewer of :mod:`arena.replay.html`); ``GET /rules``;
-- ``GET /submit``, ``POST /submit`` the upload form (multipart: ``token``, ``package``,
-  ``keep_previous``); ``GET /submission/ID`` its progress, build log and verdict;
-- ``POST /api/submissions`` (body: the archive; ``Authorization: Bearer TOKEN``;
-  ``?keep_previous=1``) answers ``202`` with the submission; ``GET /api/submissions/ID``;
-  ``GET /api/leaderboard``.
+Every route is listed, with the first line of its handler's docstring, on the ``/api``
+page, so the list is complete by construction. Pages are server-rendered HTML; the API
+speaks JSON. Every response carries the security headers of :mod:`.security`; every value
+shown to the public passes :func:`.security.scrub` (no server path), and every id or query
+parameter that names nothing answers 4xx.
 
 A request body is read up to the package size cap and refused (413) beyond it, before
 anything is parsed. While the app runs, :class:`.player.Player` plays league games and
@@ -22,12 +18,15 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import ArenaError
-from . import pages, store, views
+from ..replay.html import SCRIPT_TEXT, STYLE_TEXT
+from . import history, pages, site_pages, store, views
+from .security import SecurityHeaders, page_policy, parse_id, scrub
 from .package import PackageError
 from .player import Player
 from .submissions import Pipeline, Settings, receive
@@ -60,6 +59,12 @@ async def _read_capped(request: Request, cap: int) -> bytes:
     return bytes(body)
 
 
+#: The replay viewer's policy: its own style and script (by hash), shown in the site's frames.
+REPLAY_POLICY = page_policy(styles=(STYLE_TEXT,), scripts=(SCRIPT_TEXT,), framed=True)
+#: Every page of the site: its one style sheet, no script at all.
+PAGE_POLICY = page_policy(styles=(pages.CSS,))
+
+
 def create_app(league_path, settings: Settings = Settings(), play: bool = True, concurrency: int = 2,
                groups_per_round: int = 2) -> Starlette:
     """The app serving the league file ``league_path`` (which must exist)."""
@@ -69,52 +74,133 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     pipeline = Pipeline(path, settings)
     player = Player(path, concurrency, groups_per_round) if play else None
     cap = settings.caps.archive_bytes
+    # folder names next to the league file that would otherwise show as relative paths
+    hidden = tuple(f"{path.name}.{kind}/" for kind in ("bots", "replays"))
+
+    def public(value):
+        return scrub(value, hidden)
 
     def html(text: str, status: int = 200) -> HTMLResponse:
         return HTMLResponse(text, status_code=status)
 
+    def api(value, status: int = 200) -> JSONResponse:
+        return JSONResponse(public(value), status_code=status)
+
     def not_found(what: str) -> HTMLResponse:
         return html(pages.error_page("Not found", what), 404)
 
+    def live_games() -> list[dict]:
+        live = getattr(player, "live", None)
+        return public(live()) if callable(live) else []
+
+    def ident(request: Request, key: str) -> int:
+        value = parse_id(request.path_params[key])
+        if value is None:
+            raise HTTPException(404, f"There is no #{str(request.path_params[key])[:40]}.")
+        return value
+
     def home(request: Request) -> Response:
+        """The leaderboard, the newest games and submissions."""
         with _league(path) as league:
             tab = views.leaderboard(league)
             recent = views.recent_games(league, limit=10)
             subs = store.submissions(league)[:10]
-        return html(pages.leaderboard_page(tab, recent, subs, player.status if player else "off"))
+        return html(pages.leaderboard_page(public(tab), recent, public(subs), player.status if player else "off",
+                                           len(live_games())))
 
     def bot(request: Request) -> Response:
+        """A bot: description, versions, rating over time, head-to-head, recent games, faults, submissions."""
+        name = request.path_params["name"]
         with _league(path) as league:
-            data = views.bot(league, request.path_params["name"])
-        return html(pages.bot_page(data)) if data else not_found(f"No bot called {request.path_params['name']!r}.")
+            data = views.bot(league, name)
+            h2h = history.head_to_head(league, name) if data else []
+        if not data:
+            return not_found(f"No bot called {name!r}.")
+        return html(site_pages.bot_page(public(data), public(h2h)))
+
+    def query(request: Request) -> dict:
+        q = request.query_params
+        try:
+            page = int(q.get("page") or 1)
+            per_page = int(q.get("per_page") or history.PER_PAGE)
+        except ValueError:
+            raise history.BadQuery("page and per_page must be whole numbers") from None
+        if abs(page) > history.MAX_PAGE:
+            raise history.BadQuery(f"page must be at most {history.MAX_PAGE}")
+        return {"opponent": q.get("opponent") or None, "result": q.get("result") or None, "page": page,
+                "per_page": per_page}
+
+    def bot_games(request: Request) -> Response:
+        """A bot's whole match history, newest first (?opponent=BOT&result=win|draw|loss&page=N)."""
+        name = request.path_params["name"]
+        try:
+            with _league(path) as league:
+                found = views.bot(league, name) is not None
+                data = history.match_history(league, name, **query(request)) if found else None
+        except history.BadQuery as exc:
+            return html(pages.error_page("Bad request", str(exc)), 400)
+        return html(site_pages.history_page(public(data))) if data else not_found(f"No bot called {name!r}.")
+
+    def author(request: Request) -> Response:
+        """An author: their bots with each version's rating, and their submissions."""
+        name = request.path_params["name"]
+        with _league(path) as league:
+            data = history.author(league, name)
+        return html(site_pages.author_page(public(data))) if data else not_found(f"No author called {name!r}.")
 
     def game(request: Request) -> Response:
+        """A game: seats, scores, faults, and its replay."""
+        gid = ident(request, "gid")
         with _league(path) as league:
-            g = views.game(league, request.path_params["gid"])
-        return html(pages.game_page(g)) if g else not_found(f"No game #{request.path_params['gid']}.")
+            g = views.game(league, gid)
+        return html(pages.game_page(g)) if g else not_found(f"No game #{gid}.")
+
+    def _record(gid: int) -> dict | None:
+        with _league(path) as league:
+            g = views.game(league, gid)
+            record = views.read_replay(league, g) if g else None
+        return public(record) if isinstance(record, dict) else None
 
     def replay(request: Request) -> Response:
+        """The replay viewer of a game (a page with its own script)."""
         from ..replay.html import render_html
-        with _league(path) as league:
-            g = views.game(league, request.path_params["gid"])
-            record = views.read_replay(league, g) if g else None
+        gid = ident(request, "gid")
+        record = _record(gid)
         if record is None:
-            return not_found(f"No replay of game #{request.path_params['gid']}.")
+            return not_found(f"No replay of game #{gid}.")
         try:
-            return html(render_html(record))
-        except ArenaError as exc:
-            return html(pages.error_page("Replay unavailable", str(exc)), 500)
+            page = render_html(record)
+        except Exception as exc:  # a replay that does not reproduce, or is not a replay at all
+            return html(pages.error_page("Replay unavailable", f"The replay of game #{gid} cannot be shown: "
+                                         + str(public(str(exc)))[:300]), 404)
+        return HTMLResponse(page, headers={"Content-Security-Policy": REPLAY_POLICY})
+
+    def replay_json(request: Request) -> Response:
+        """A game's replay file, to download (``arena replay FILE`` plays it back)."""
+        gid = ident(request, "gid")
+        record = _record(gid)
+        if record is None:
+            return JSONResponse({"error": f"no replay of game #{gid}"}, status_code=404)
+        return JSONResponse(record, headers={"Content-Disposition": f'attachment; filename="game-{gid}.json"'})
+
+    def live(request: Request) -> Response:
+        """The games the background player has in flight now."""
+        return html(site_pages.live_page(live_games(), player.status if player else "off"))
 
     def rules(request: Request) -> Response:
+        """The league's rules, time control, sandbox in force and what a package must meet."""
         with _league(path) as league:
-            return html(pages.rules_page(views.rules(league, settings)))
+            return html(pages.rules_page(public(views.rules(league, settings))))
 
     def submission(request: Request) -> Response:
+        """A submission: its progress, build log, check report and verdict."""
+        sid = ident(request, "sid")
         with _league(path) as league:
-            s = store.submission(league, request.path_params["sid"])
-        return html(pages.submission_page(s)) if s else not_found(f"No submission #{request.path_params['sid']}.")
+            s = store.submission(league, sid)
+        return html(pages.submission_page(public(s))) if s else not_found(f"No submission #{sid}.")
 
     def submit_form(request: Request) -> Response:
+        """The upload form."""
         return html(pages.submit_page())
 
     def accept(token: str | None, data: bytes, keep_previous: bool) -> tuple[int, dict]:
@@ -131,6 +217,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         return 202, sub
 
     async def submit_post(request: Request) -> Response:
+        """Upload a package from the form (multipart: token, package, keep_previous)."""
         try:
             request._body = await _read_capped(request, cap + FORM_OVERHEAD)
             form = await request.form(max_files=1, max_fields=4)
@@ -145,17 +232,18 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         status, out = await run_in_threadpool(accept, str(form.get("token") or ""), data,
                                               form.get("keep_previous") == "1")
         if status != 202:
-            return html(pages.submit_page(out["error"]), status)
+            return html(pages.submit_page(public(out["error"])), status)
         return RedirectResponse(f"/submission/{out['id']}", status_code=303)
 
     def _public(request: Request, sub: dict) -> dict:
         base = str(request.base_url).rstrip("/")
         keep = ("id", "author", "name", "version", "entry", "status", "verdict", "submitted", "finished", "check_report",
                 "build_log", "sandbox")
-        return dict({k: sub.get(k) for k in keep}, url=f"{base}/submission/{sub['id']}",
+        return dict(public({k: sub.get(k) for k in keep}), url=f"{base}/submission/{sub['id']}",
                     bot_url=f"{base}/bot/{sub['name']}")
 
     async def api_submit(request: Request) -> Response:
+        """Submit a package: the archive as the body, ``Authorization: Bearer TOKEN``, ``?keep_previous=1``."""
         auth = request.headers.get("authorization", "")
         token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
         try:
@@ -164,18 +252,74 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             return JSONResponse({"error": f"the archive is over the {cap >> 10} KiB limit"}, status_code=413)
         keep = request.query_params.get("keep_previous", "0") in ("1", "true", "yes")
         status, out = await run_in_threadpool(accept, token, data, keep)
-        return JSONResponse(out if status != 202 else _public(request, out), status_code=status)
+        return JSONResponse(public(out) if status != 202 else _public(request, out), status_code=status)
 
     def api_submission(request: Request) -> Response:
+        """A submission's status, verdict, build log and check report."""
+        sid = parse_id(request.path_params["sid"])
         with _league(path) as league:
-            s = store.submission(league, request.path_params["sid"])
+            s = store.submission(league, sid) if sid else None
         if s is None:
             return JSONResponse({"error": f"no submission #{request.path_params['sid']}"}, status_code=404)
         return JSONResponse(_public(request, s))
 
     def api_leaderboard(request: Request) -> Response:
+        """The league table: every entry's rating, interval, games, faults, form and status."""
         with _league(path) as league:
-            return JSONResponse(views.leaderboard(league))
+            return api(views.leaderboard(league))
+
+    def api_bot(request: Request) -> Response:
+        """A bot: author, description, versions with their rows, rating history, recent games, faults."""
+        name = request.path_params["name"]
+        with _league(path) as league:
+            data = views.bot(league, name)
+            if data:
+                data["head_to_head"] = history.head_to_head(league, name)
+        return api(data) if data else api({"error": f"no bot called {name!r}"}, 404)
+
+    def api_bot_games(request: Request) -> Response:
+        """A bot's match history, one page (?opponent=BOT&result=win|draw|loss&page=N&per_page=N)."""
+        name = request.path_params["name"]
+        try:
+            with _league(path) as league:
+                found = views.bot(league, name) is not None
+                data = history.match_history(league, name, **query(request)) if found else None
+        except history.BadQuery as exc:
+            return api({"error": str(exc)}, 400)
+        return api(data) if data else api({"error": f"no bot called {name!r}"}, 404)
+
+    def api_author(request: Request) -> Response:
+        """An author's bots and submissions."""
+        name = request.path_params["name"]
+        with _league(path) as league:
+            data = history.author(league, name)
+        if data:
+            keep = ("id", "name", "version", "entry", "status", "verdict", "submitted", "finished")
+            data["submissions"] = [{k: s.get(k) for k in keep} for s in data["submissions"]]
+        return api(data) if data else api({"error": f"no author called {name!r}"}, 404)
+
+    def api_game(request: Request) -> Response:
+        """A game: seats, scores, ranks, faults, and where its replay is."""
+        gid = parse_id(request.path_params["gid"])
+        with _league(path) as league:
+            g = views.game(league, gid) if gid else None
+        if g is None:
+            return api({"error": f"no game #{request.path_params['gid']}"}, 404)
+        base = str(request.base_url).rstrip("/")
+        return api(dict(g, url=f"{base}/game/{gid}", replay_url=f"{base}/game/{gid}/replay.json" if g["replay"] else None))
+
+    def api_live(request: Request) -> Response:
+        """The games in flight now, and what the background player is doing."""
+        return api({"status": player.status if player else "off", "games": live_games()})
+
+    def api_rules(request: Request) -> Response:
+        """The league's rules, time control, sandbox and package limits."""
+        with _league(path) as league:
+            return api(views.rules(league, settings))
+
+    def api_index(request: Request) -> Response:
+        """This list of every page and API endpoint."""
+        return html(site_pages.api_page(endpoints(app)))
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -189,15 +333,40 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             if player is not None:
                 await run_in_threadpool(player.stop)
 
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
+        title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "Bad request")
+        return html(pages.error_page(title, str(exc.detail)), exc.status_code)
+
     routes = [
-        Route("/", home), Route("/bot/{name}", bot), Route("/game/{gid:int}", game),
-        Route("/game/{gid:int}/replay", replay), Route("/rules", rules),
+        Route("/", home), Route("/bot/{name}", bot), Route("/bot/{name}/games", bot_games),
+        Route("/author/{name}", author), Route("/game/{gid:int}", game),
+        Route("/game/{gid:int}/replay", replay), Route("/game/{gid:int}/replay.json", replay_json),
+        Route("/live", live), Route("/rules", rules),
         Route("/submit", submit_form, methods=["GET"]), Route("/submit", submit_post, methods=["POST"]),
-        Route("/submission/{sid:int}", submission),
+        Route("/submission/{sid:int}", submission), Route("/api", api_index),
         Route("/api/submissions", api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", api_submission), Route("/api/leaderboard", api_leaderboard),
+        Route("/api/bots/{name}", api_bot), Route("/api/bots/{name}/games", api_bot_games),
+        Route("/api/authors/{name}", api_author), Route("/api/games/live", api_live),
+        Route("/api/games/{gid:int}", api_game), Route("/api/rules", api_rules),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error},
+                    middleware=[Middleware(SecurityHeaders, default_policy=PAGE_POLICY)])
     app.state.player = player
     app.state.pipeline = pipeline
     return app
+
+
+def endpoints(app: Starlette) -> list[dict]:
+    """Every route of ``app``: methods, path and the first line of its handler's docstring."""
+    out = []
+    for r in app.routes:
+        if not isinstance(r, Route):
+            continue
+        doc = (r.endpoint.__doc__ or "").strip().splitlines()
+        methods = sorted(m for m in (r.methods or {"GET"}) if m != "HEAD")
+        out.append({"methods": methods, "path": r.path.replace(":int}", "}"),
+                    "summary": doc[0].replace("``", "") if doc else ""})
+    return out

@@ -7,7 +7,6 @@ import time
 from html import escape
 from urllib.parse import quote
 
-from .chart import line_chart
 
 CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#fff}
@@ -30,7 +29,13 @@ def esc(value) -> str:
 
 def link_bot(base: str, text: str | None = None) -> str:
     """A link to the page of bot ``base``."""
-    return f'<a href="/bot/{quote(base)}">{esc(text or base)}</a>'
+    return f'<a href="/bot/{quote(base, safe="")}">{esc(text or base)}</a>'
+
+def link_author(name: str | None) -> str:
+    """A link to the page of author ``name`` (``-`` when there is none)."""
+    if not name or name == "-":
+        return "-"
+    return f'<a href="/author/{quote(name, safe="")}">{esc(name)}</a>'
 
 
 def layout(title: str, body: str, refresh_s: int | None = None) -> str:
@@ -39,19 +44,19 @@ def layout(title: str, body: str, refresh_s: int | None = None) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{meta}"
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
-            "<header><strong>Project L league</strong><a href=\"/\">Leaderboard</a><a href=\"/rules\">Rules</a>"
-            "<a href=\"/submit\">Submit a bot</a></header>"
+            "<header><strong>Project L league</strong><a href=\"/\">Leaderboard</a><a href=\"/live\">Live games</a>"
+            "<a href=\"/rules\">Rules</a><a href=\"/submit\">Submit a bot</a><a href=\"/api\">API</a></header>"
             f"<main><h1>{esc(title)}</h1>{body}</main></body></html>\n")
 
 
-def _elo(row: dict | None) -> tuple[str, str]:
+def elo_cells(row: dict | None) -> tuple[str, str]:
     if not row or row.get("elo") is None:
         return "-", "-"
     ci = row.get("elo_ci")
     return f"{row['elo']:+.1f}", (f"[{ci[0]:+.0f}, {ci[1]:+.0f}]" if ci else "-")
 
 
-def _when(t: float | None) -> str:
+def when(t: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t)) if t else "-"
 
 
@@ -66,19 +71,19 @@ def games_table(games: list[dict]) -> str:
         faults = sum(x["faults"] for x in g["seats"])
         rows.append(f'<tr><td><a href="/game/{g["id"]}">#{g["id"]}</a></td><td>{seats}</td>'
                     f'<td class="num">{esc(g["rounds"])}</td><td class="num">{faults or ""}</td>'
-                    f'<td class="muted">{_when(g.get("played"))}</td></tr>')
+                    f'<td class="muted">{when(g.get("played"))}</td></tr>')
     return ("<table><tr><th>game</th><th>seats and scores</th><th>rounds</th><th>faults</th><th>played</th></tr>"
             + "".join(rows) + "</table>")
 
 
-def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_status: str) -> str:
+def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_status: str, live: int = 0) -> str:
     """``/``: the table, the newest games and submissions."""
     rows = []
     for i, r in enumerate(tab["table"], 1):
-        elo, ci = _elo(r)
+        elo, ci = elo_cells(r)
         cls = ' class="muted"' if r["status"] == "retired" else ""
         rows.append(f"<tr{cls}><td class=\"num\">{i}</td><td>{link_bot(r['base'])}</td><td>{esc(r['version'])}</td>"
-                    f"<td>{esc(r['author'])}</td><td class=\"num\">{elo}</td><td class=\"num\">{ci}</td>"
+                    f"<td>{link_author(r['author'])}</td><td class=\"num\">{elo}</td><td class=\"num\">{ci}</td>"
                     f"<td class=\"num\">{r['games']}</td><td class=\"num\">{r['faults']}</td>"
                     f"<td>{esc(r['form']) or '-'}</td><td>{esc(r['status'])}</td></tr>")
     table = ("<table id=\"leaderboard\"><tr><th>#</th><th>bot</th><th>version</th><th>author</th><th>rating</th>"
@@ -86,47 +91,18 @@ def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_sta
              + "".join(rows) + "</table>") if rows else '<p class="muted">No bots yet.</p>'
     method = (f"Ratings: {esc(tab['ratings']['method'])} on all {tab['games']} games, anchored at "
               f"{esc(tab['ratings']['anchor'])} = 0." if tab["ratings"] else "No ratings yet.")
-    sub_rows = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{esc(s["author"])}</td>'
-                       f'<td>{_status(s["status"])}</td><td class="muted">{_when(s["submitted"])}</td></tr>'
+    sub_rows = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{link_author(s["author"])}</td>'
+                       f'<td>{status_tag(s["status"])}</td><td class="muted">{when(s["submitted"])}</td></tr>'
                        for s in subs)
-    return layout("Leaderboard", f"{table}<p class=\"muted\">{method} Background play: {esc(player_status)}.</p>"
+    return layout("Leaderboard", f"{table}<p class=\"muted\">{method} Background play: {esc(player_status)}; "
+                  f"<a href=\"/live\">{live} game{'' if live == 1 else 's'} in progress</a>.</p>"
                   f"<h2>Recent games</h2>{games_table(recent)}"
                   + (f"<h2>Recent submissions</h2><table>{sub_rows}</table>" if subs else ""), refresh_s=60)
 
 
-def _status(status: str) -> str:
+def status_tag(status: str) -> str:
     cls = "ok" if status == "accepted" else "pending" if status in ("queued", "building", "checking") else "bad"
     return f'<span class="{cls}">{esc(status)}</span>'
-
-
-def bot_page(data: dict) -> str:
-    """``/bot/NAME``: versions, rating over time, recent games, faults, submissions."""
-    rows = []
-    for v in data["versions"]:
-        elo, ci = _elo(v["row"])
-        row = v["row"] or {}
-        sub = f'<a href="/submission/{v["submission"]}">submission</a>' if v["submission"] else "added by hand"
-        rows.append(f"<tr><td>{esc(v['entry'])}</td><td>{esc(v['status'])}</td><td class=\"num\">{elo}</td>"
-                    f"<td class=\"num\">{ci}</td><td class=\"num\">{row.get('games', 0)}</td>"
-                    f"<td class=\"num\">{row.get('faults', 0)}</td><td>{sub}</td></tr>")
-    versions = ("<table><tr><th>version</th><th>status</th><th>rating</th><th>95% interval</th><th>games</th>"
-                "<th>faults</th><th></th></tr>" + "".join(rows) + "</table>") if rows else \
-        '<p class="muted">No version has entered the ladder yet.</p>'
-    faults = "".join(f'<tr><td><a href="/game/{f["game"]}">#{f["game"]}</a></td><td>{esc(f["entry"])}</td>'
-                     f'<td>{esc(f["verdict"])}</td><td class="num">{esc(f["move"])}</td><td>{esc(f["detail"])}</td></tr>'
-                     for f in data["faults"])
-    faults = (f"<table><tr><th>game</th><th>version</th><th>verdict</th><th>move</th><th>detail</th></tr>{faults}</table>"
-              if faults else '<p class="muted">No faults.</p>')
-    subs = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{_status(s["status"])}</td>'
-                   f'<td>{esc(s["verdict"]) or "-"}</td><td class="muted">{_when(s["submitted"])}</td></tr>'
-                   for s in data["submissions"])
-    author = f'<p>Author: {esc(data["author"])}</p>' if data["author"] else ""
-    pending = any(s["status"] in ("queued", "building", "checking") for s in data["submissions"])
-    body = (f"{author}<h2>Versions</h2>{versions}<h2>Rating over time</h2>{line_chart(data['history'])}"
-            f"<h2>Recent games</h2>{games_table(data['games'])}<h2>Faults</h2>{faults}"
-            + (f"<h2>Submissions</h2><table><tr><th>version</th><th>status</th><th>verdict</th><th>submitted</th></tr>"
-               f"{subs}</table>" if subs else ""))
-    return layout(data["name"], body, refresh_s=10 if pending else None)
 
 
 def submission_page(s: dict) -> str:
@@ -143,9 +119,9 @@ def submission_page(s: dict) -> str:
     tiers = "".join(f"<li>{esc(step)}: tier {esc(rec.get('tier'))}; in force: {esc(', '.join(rec.get('protections', [])))}"
                     + "".join(f"; <span class=\"bad\">not available: {esc(u['protection'])} ({esc(u['reason'])})</span>"
                               for u in rec.get("unavailable", [])) + "</li>" for step, rec in sandbox.items())
-    body = (f"<p>Bot {link_bot(s['name'])}, version {esc(s['version'])}, by {esc(s['author'])}; "
-            f"submitted {_when(s['submitted'])}.</p>"
-            f"<p>Status: {_status(s['status'])}" + (" (this page reloads itself)" if pending else "") + "</p>"
+    body = (f"<p>Bot {link_bot(s['name'])}, version {esc(s['version'])}, by {link_author(s['author'])}; "
+            f"submitted {when(s['submitted'])}.</p>"
+            f"<p>Status: {status_tag(s['status'])}" + (" (this page reloads itself)" if pending else "") + "</p>"
             + (f"<p id=\"verdict\">Verdict: {esc(s['verdict'])}</p>" if s.get("verdict") else "")
             + f"<h2>Build log</h2><pre id=\"build-log\">{esc(s.get('build_log') or '(not built yet)')}</pre>"
             + f"<h2>Conformance check</h2>{check_html or '<p class=muted>(not checked yet)</p>'}"
@@ -161,10 +137,11 @@ def game_page(g: dict) -> str:
                     f"<td class=\"num\">{x['faults']}</td><td>{'yes' if x['forfeited'] else ''}</td></tr>"
                     for x in g["seats"])
     replay = (f'<iframe src="/game/{g["id"]}/replay" title="replay of game {g["id"]}"></iframe>'
-              f'<p><a href="/game/{g["id"]}/replay">Open the replay on its own page</a></p>'
+              f'<p><a href="/game/{g["id"]}/replay">Open the replay on its own page</a> · '
+              f'<a href="/game/{g["id"]}/replay.json" download>Download the replay (JSON)</a></p>'
               if g["replay"] else '<p class="muted">No replay is stored for this game.</p>')
     body = (f"<p>Group {g['group']}, rotation {g['rotation']}, seed {g['seed']}, {esc(g['rounds'])} rounds"
-            + (", adjudicated" if g["adjudicated"] else "") + f"; played {_when(g.get('played'))}.</p>"
+            + (", adjudicated" if g["adjudicated"] else "") + f"; played {when(g.get('played'))}.</p>"
             "<table><tr><th>seat</th><th>bot</th><th>score</th><th>rank</th><th>faults</th><th>forfeited</th></tr>"
             f"{seats}</table>{replay}")
     return layout(f"Game #{g['id']}", body)

@@ -50,8 +50,15 @@ def leaderboard(league) -> dict:
     rows = []
     for r in tab["table"]:
         name, _, version = r["name"].partition("@")
-        rows.append(dict(r, base=name, version=version or "-", author=authors.get(r["name"], "-")))
+        rows.append(dict(r, base=name, version=version or "-", author=authors.get(r["name"], "-"),
+                         bot=program(r["bot"])))
     return dict(tab, table=rows)
+
+
+def program(command: str) -> str:
+    """What an entry runs, without the server's folders: ``python3 bot.py`` for
+    ``/usr/bin/python3 /srv/league.db.bots/x@1/bot.py``."""
+    return " ".join(Path(part).name if part.startswith("/") else part for part in str(command).split(" "))
 
 
 def rating_history(league, base: str) -> dict[str, list[tuple[float, float]]]:
@@ -129,17 +136,29 @@ def bot(league, base: str) -> dict | None:
         sub = next((s for s in subs if s["entry"] == e.name), None)
         versions.append({"entry": e.name, "status": "active" if e.active else "retired", "row": tab.get(e.name),
                          "submission": sub["id"] if sub else None})
-    return {"name": base, "author": subs[-1]["author"] if subs else None, "versions": versions, "submissions": subs,
-            "history": rating_history(league, base), "games": recent_games(league, names),
-            "faults": faults_of(league, names)}
+    accepted = [s for s in subs if s["status"] == "accepted"]
+    owner = accepted[-1]["author"] if accepted else None  # the author of its first accepted version
+    if owner is not None:
+        subs = [s for s in subs if s["author"] == owner]
+    described = next((s["manifest"].get("description") for s in accepted
+                      if isinstance(s.get("manifest"), dict) and s["manifest"].get("description")), None)
+    return {"name": base, "author": owner, "description": described, "house": any(e.bot for e in entries),
+            "versions": versions, "submissions": subs, "history": rating_history(league, base),
+            "games": recent_games(league, names), "faults": faults_of(league, names)}
 
 
 def game(league, gid: int) -> dict | None:
     """One game, with whether its replay is stored."""
-    found = [g for g in league.games() if g["id"] == gid]
-    if not found:
+    row = league.conn.execute("SELECT id, grp, rotation, seed, rounds, adjudicated, played FROM games WHERE id = ?",
+                              (gid,)).fetchone()
+    if row is None:
         return None
-    g = found[0]
+    g = {"id": row[0], "group": row[1], "rotation": row[2], "seed": row[3], "rounds": row[4],
+         "adjudicated": bool(row[5]), "played": row[6], "seats": [
+             {"seat": seat, "bot": entry, "score": score, "rank": rank, "faults": faults, "forfeited": bool(forf)}
+             for seat, entry, score, rank, faults, forf in league.conn.execute(
+                 "SELECT seat, entry, score, rank, faults, forfeited FROM seats WHERE game_id = ? ORDER BY seat",
+                 (gid,))]}
     g["replay"] = replay_path(league.path, g["group"], g["rotation"]).is_file()
     return g
 
