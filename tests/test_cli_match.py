@@ -42,11 +42,14 @@ def test_a_match_prints_each_game_and_the_pair_results_and_resumes(tmp_path):
     # a tournament like any other: the store, `arena standings`, and resuming plays nothing twice
     standings = json.loads(run("standings", out, "--json").stdout)
     assert standings["games_stored"] == 6 and standings["standings"][0]["bot"] == "greedy"
-    again = run("match", "greedy", "random", "--games", 10, "--inprocess", "--output", out, "--no-replays", ok=False)
-    assert "different tournament" in again.stderr or "does not match" in again.stderr or again.exit_code == 2
     resumed = run("match", "greedy", "random", "--games", 6, "--inprocess", "--output", out, "--no-replays")
     assert "continuing match-greedy-vs-random: 6 games already stored" in resumed.stdout
     assert "0 games played" in resumed.stdout
+    # a finished match grows: -n 10 plays the 4 games after the 6 stored, the 6 are kept
+    extended = run("match", "greedy", "random", "--games", 10, "--inprocess", "--output", out, "--no-replays")
+    assert "4 games played" in extended.stdout and "10 of 10 stored" in extended.stdout
+    shrunk = run("match", "greedy", "random", "--games", 4, "--inprocess", "--output", out, "--no-replays", ok=False)
+    assert "holds 10 games, more than the 4 now scheduled" in shrunk.stderr and shrunk.stdout == ""
 
 
 def test_a_match_with_sprt_stops_when_it_decides(tmp_path):

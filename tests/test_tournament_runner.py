@@ -112,8 +112,10 @@ def test_a_run_stopped_half_way_continues_with_the_rest(tmp_path):
     small = config(tmp_path, games=8, rounds=None)
     run_tournament(small, game_fn=fake_game, progress=False)
     assert len(stored_keys(small)) == 8
+    grown = run_tournament(replace(small, games=20), game_fn=fake_game, progress=False)  # a schedule may grow
+    assert grown["played"] == 12 and len(stored_keys(small)) == 20
     with pytest.raises(StoreError, match="different tournament"):
-        run_tournament(replace(small, games=20), game_fn=fake_game, progress=False)
+        run_tournament(replace(small, games=20, seed=small.seed + 1), game_fn=fake_game, progress=False)
 
 
 def test_a_dead_worker_gets_its_game_rescheduled_and_reported(tmp_path, monkeypatch):

@@ -47,6 +47,11 @@ def check_bot_cmd(
         raise UsageError("give the bot's command after --, e.g. arena check-bot -- python my_bot.py")
     if "/" not in argv[0] and shutil.which(argv[0]) is None:
         raise UsageError(f"the program {argv[0]!r} is not on the PATH")
+    from ..process.check_bot import _missing_file
+
+    missing = _missing_file(list(argv))
+    if missing:
+        raise UsageError(f"{missing}: give the path of the bot's program, e.g. arena check-bot -- python my_bot.py")
     report = check_bot(list(argv), move_ms=move_ms, startup_ms=startup_ms, seed=seed,
                        echo=lambda text: typer.echo(text, err=True))
     if as_json:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from .app import command, emit_json
 from ..errors import UsageError
@@ -70,20 +71,62 @@ def parse_sprt(texts: list[str]) -> dict:
     return out
 
 
-def build_document(bots: list[str], cmds: list[str], *, seats: int, games: Optional[int], sprt: Optional[dict],
+class _KeepsTypedOrder(TyperCommand):
+    """The match command, keeping its raw arguments: bot names and ``--cmd`` bots are played
+    in the order they were typed (the first is the SPRT's candidate), which the parsed
+    options alone do not tell."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["arena.match.args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def typed_order(args: list[str], names: list[str], cmds: list[str], value_options: set[str]) -> list:
+    """The bots as typed: registered names (str) and ``{"cmd": ...}`` entries, in the order of
+    ``args`` (the raw command line); ``names`` and ``cmds`` in their parsed order if the raw
+    line cannot be read back."""
+    seq: list = []
+    i, only_positional = 0, False
+    while i < len(args):
+        word = args[i]
+        if not only_positional and word == "--":
+            only_positional = True
+        elif not only_positional and word.startswith("-") and len(word) > 1:
+            option, eq, value = word.partition("=")
+            if option == "--cmd":
+                if not eq:
+                    i += 1
+                    value = args[i] if i < len(args) else ""
+                seq.append({"cmd": value})
+            elif option in value_options and not eq:
+                i += 1
+        elif not re.match(r"^(elo0|elo1|alpha|beta)=", word):
+            seq.append(word)
+        i += 1
+    if [x for x in seq if isinstance(x, str)] != list(names) or [x["cmd"] for x in seq if isinstance(x, dict)] != list(cmds):
+        return list(names) + [{"cmd": c} for c in cmds]
+    return seq
+
+
+def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[int], sprt: Optional[dict],
                    rules: str, params: list[str], seed: int, time_control: dict, fault_policy: str, sandbox: str,
                    concurrency: Optional[int], inprocess: bool, output: Optional[Path], name: Optional[str],
                    replays: bool, deals: Optional[Path]) -> dict:
-    """The tournament document (what a YAML file would hold) of a match's options."""
-    entries: list = list(bots)
-    for text in cmds:
+    """The tournament document (what a YAML file would hold) of a match's options.
+
+    ``bots`` may mix registered names and ``{"cmd": ...}`` entries in the order typed
+    (:func:`typed_order`); ``cmds`` are appended after them."""
+    entries: list = list(bots) + [{"cmd": c} for c in cmds]
+    for e in entries:
+        if isinstance(e, str):
+            continue
+        text = e["cmd"]
         try:
             argv = shlex.split(text)
         except ValueError as exc:
             raise UsageError(f"--cmd {text!r}: cannot split the command line ({exc})") from None
         if not argv:
             raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
-        entries.append({"cmd": text})
     if len(entries) < 2 and seats > 1:
         raise UsageError("a match needs two bots or more: name them (see `arena bots`) or give them with --cmd")
     labels = []
@@ -135,25 +178,29 @@ class Tally:
 
     def add(self, task, outcome: dict) -> dict:
         """Count one stored game; returns it in the store's form."""
+        from ..tournament.runner import end_of
+
         res = outcome["result"]
         game = {"group": task.group, "rotation": task.rotation,
                 "seats": [{"bot": b, "rank": r, "score": s}
-                          for b, r, s in zip(task.bots, res["ranking"], res["scores"])]}
+                          for b, r, s in zip(task.bots, res["ranking"], res["scores"])],
+                **end_of(task.bots, outcome)}
         self.games.append(game)
         return game
 
     def game_line(self, game: dict) -> str:
-        """``Finished game 12 of 200 (greedy vs random): 1-0, scores 23-11``."""
+        """``Finished game 12 of 200 (greedy vs random): 1-0 {random: timeout at move 12}, scores 23 : 11``."""
         bots = [x["bot"] for x in game["seats"]]
         ranks = [x["rank"] for x in game["seats"]]
-        scores = "-".join(str(x["score"]) for x in game["seats"])
+        scores = " : ".join(str(x["score"]) for x in game["seats"])
         if len(bots) == 2:
             result = "1/2-1/2" if ranks[0] == ranks[1] else "1-0" if ranks[0] < ranks[1] else "0-1"
         else:
             result = "places " + " ".join(map(str, ranks))
         from ..tournament.schedule import total_games
+        reason = f" {{{game['reason']}}}" if game.get("reason") else ""
         return (f"Finished game {len(self.games)} of {total_games(self.cfg)} ({' vs '.join(bots)}): "
-                f"{result}, scores {scores}")
+                f"{result}{reason}, scores {scores}")
 
     def pairs(self) -> list[dict]:
         """At two seats: one entry per pair of bots, from the first-listed bot's side."""
@@ -243,8 +290,9 @@ class Tally:
         return lines
 
 
-@command("match")
+@command("match", cls=_KeepsTypedOrder)
 def match_cmd(
+    ctx: typer.Context,
     bots: Optional[List[str]] = typer.Argument(None, metavar="[BOT]...",
                                                help="Registered bot names (see `arena bots`); after --sprt also "
                                                     "its settings elo1=10 alpha=0.05 ..."),
@@ -260,7 +308,8 @@ def match_cmd(
     param: List[str] = typer.Option([], "--param", metavar="NAME=VALUE",
                                     help="A rule parameter (repeatable), e.g. actions_per_turn=4."),
     sprt: List[str] = typer.Option([], "--sprt", metavar="SETTING",
-                                   help="Run an SPRT of the first bot against the second: "
+                                   help="Run an SPRT of the first bot typed (the candidate) against the second "
+                                        "(the baseline), names and --cmd bots alike: "
                                         "--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 (defaults 0, 10, 0.05, 0.05); "
                                         "the match stops when it decides."),
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
@@ -283,8 +332,13 @@ def match_cmd(
     write_yaml: Optional[Path] = typer.Option(None, "--write-yaml", metavar="FILE",
                                               help="Write the equivalent tournament file and stop (play it with "
                                                    "`arena run FILE`)."),
-    check: bool = typer.Option(False, "--check",
-                               help="Run the conformance check (`arena check-bot`) on every --cmd bot first."),
+    check: Optional[bool] = typer.Option(None, "--check/--no-check",
+                                         help="Before the first game every --cmd bot is started and must say "
+                                              "ready (stops the match if one cannot); --check runs the whole "
+                                              "conformance check (`arena check-bot`) instead, --no-check neither."),
+    allow_changes: bool = typer.Option(False, "--allow-changes",
+                                       help="Continue a stored match although the time control, sandbox, fault "
+                                            "policy or bot options changed (the change is recorded)."),
     report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
                                      help="Print the results block every N games."),
     live: bool = typer.Option(True, "--live/--quiet", help="Print a line per finished game and the results block."),
@@ -308,7 +362,11 @@ def match_cmd(
     if sprt_texts and not sprt:
         raise UsageError(f"{sprt_texts[0]!r} is an sprt setting: give it after --sprt")
     tc = {"move_ms": move_ms, "game_ms": game_ms, "increment_ms": increment_ms, "startup_ms": startup_ms}
-    doc = build_document(names, cmd, seats=seats, games=games, sprt=parse_sprt(sprt_texts) if sprt else None,
+    value_options = {o for p in ctx.command.params
+                     if getattr(p, "param_type_name", "") == "option" and not getattr(p, "is_flag", False)
+                     for o in p.opts}
+    ordered = typed_order(ctx.meta.get("arena.match.args") or [], names, cmd, value_options)
+    doc = build_document(ordered, [], seats=seats, games=games, sprt=parse_sprt(sprt_texts) if sprt else None,
                          rules=rules, params=param, seed=seed, time_control=tc, fault_policy=fault_policy,
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
                          replays=replays, deals=deals)
@@ -319,14 +377,51 @@ def match_cmd(
         write_yaml.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {write_yaml}")
         return
+    precheck(cfg, allow_changes)
+    check_bots(cfg, check)
+    run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json,
+              allow_changes=allow_changes)
+
+
+def check_bots(cfg, check: Optional[bool]) -> None:
+    """``arena run`` and ``arena match`` before the first game: by default every command-line
+    bot is handshaken (:mod:`arena.tournament.handshake`); ``--check`` runs the whole
+    conformance check, ``--no-check`` nothing."""
+    if check is False or cfg.play == "inprocess":
+        return
     if check:
         from ..process.check_bot import check_commands
 
         check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
-    run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json)
+        return
+    from ..tournament.handshake import handshake_commands
+
+    handshake_commands(cfg)
 
 
-def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = False, as_json: bool = False) -> dict:
+def precheck(cfg, allow_changes: bool = False) -> list[dict]:
+    """The games already stored in the match's folder, after checking (read-only, before
+    anything is printed or played) that this match may continue them; see
+    :func:`arena.tournament.runner.check_resume`."""
+    from ..errors import ArenaError
+    from ..tournament.runner import check_resume
+    from ..tournament.store import DB_NAME, Store
+
+    if not (Path(cfg.output) / DB_NAME).exists():
+        return []
+    try:
+        old = Store.open(cfg.output, create=False)
+    except ArenaError:
+        return []  # the runner opens it for writing and says what is wrong with it
+    try:
+        check_resume(old, cfg, allow_changes)
+        return old.games()
+    finally:
+        old.close()
+
+
+def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = False, as_json: bool = False,
+              allow_changes: bool = False) -> dict:
     """Run the match ``cfg`` through the tournament runner, printing live results; returns the summary."""
     from tqdm import tqdm
 
@@ -336,22 +431,16 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
     from ..tournament.store import DB_NAME, Store
     from .tournament import finish_run
 
-    stored: list[dict] = []
-    if (Path(cfg.output) / DB_NAME).exists():
-        try:
-            old = Store.open(cfg.output, create=False)
-        except ArenaError:
-            old = None
-        if old is not None:
-            try:
-                stored = old.games()
-            finally:
-                old.close()
+    stored = precheck(cfg, allow_changes)
     tally = Tally(cfg, stored)
 
     def say(text: str) -> None:
         tqdm.write(text, file=sys.stdout)
 
+    if live and cfg.format == "sprt":
+        o = cfg.format_options
+        say(f"SPRT: candidate {o['candidate']} vs baseline {o['baseline']} "
+            f"(elo0 {o['elo0']:g}, elo1 {o['elo1']:g}, alpha {o['alpha']:g}, beta {o['beta']:g})")
     if live and stored:
         say(f"continuing {cfg.name}: {len(stored)} games already stored in {cfg.output}")
 
@@ -363,7 +452,7 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
                 for line in tally.report_lines():
                     say(line)
 
-    summary = run_tournament(cfg, progress=progress, on_game=on_game)
+    summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes)
     rep = finish_run(cfg, summary)
     if as_json:
         emit_json({"summary": summary, "live": {"pairs": tally.pairs()} if cfg.seats == 2 else tally.ranks(), **rep})

@@ -70,8 +70,13 @@ def run_cmd(
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
                                               "(overrides the file's)."),
-    check: bool = typer.Option(False, "--check",
-                               help="Run the conformance check (`arena check-bot`) on every command-line bot first."),
+    check: Optional[bool] = typer.Option(None, "--check/--no-check",
+                                         help="Before the first game every command-line bot is started and must "
+                                              "say ready (the run stops if one cannot); --check runs the whole "
+                                              "conformance check (`arena check-bot`) instead, --no-check neither."),
+    allow_changes: bool = typer.Option(False, "--allow-changes",
+                                       help="Continue a stored run although the time control, sandbox, fault "
+                                            "policy or bot options changed (the change is recorded)."),
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed).
 
@@ -84,11 +89,14 @@ def run_cmd(
                                            play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
-    if check:
-        from ..process.check_bot import check_commands
+    from .match import check_bots, precheck
 
-        check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
-    summary = run_tournament(cfg, progress=progress)
+    precheck(cfg, allow_changes)
+    if cfg.format == "sprt" and not as_json:
+        o = cfg.format_options
+        typer.echo(f"SPRT: candidate {o['candidate']} vs baseline {o['baseline']}", err=True)
+    check_bots(cfg, check)
+    summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes)
     rep = finish_run(cfg, summary)
     if as_json:
         emit_json({"summary": summary, **rep})

@@ -85,6 +85,9 @@ class _Checker:
         return ok
 
     def start(self, rules) -> bool:
+        missing = _missing_file(self.argv)
+        if missing:
+            return self.add("handshake", False, missing)
         self.bot = BotProcess(Sandbox("none").prepare(self.argv), label="check-bot")
         hello = hello_message(0, rules, self.tc.to_json(), 12345)
         hello["options"] = {}
@@ -231,6 +234,23 @@ class _Checker:
         else:
             self.add("full game against itself", True, f"{res['rounds']} rounds, scores {res['scores']}, "
                      f"{sum(s['moves'] for s in out['seats'])} moves, slowest {max(s['max_move_ms'] for s in out['seats']):.1f} ms")
+
+
+def _missing_file(argv: list[str]) -> str:
+    """``the file './nope.sh' does not exist``: said before the sandbox would find it unreadable."""
+    import os
+
+    from ..tournament.config import script_of
+
+    exe = argv[0] if argv else ""
+    if "/" in exe and not os.path.exists(exe):
+        return f"the file {exe!r} does not exist"
+    if "/" in exe and not os.path.isdir(exe) and not os.access(exe, os.X_OK):
+        return f"the file {exe!r} is not executable (chmod +x {exe})"
+    script = script_of(argv) if argv else None
+    if script is not None and not os.path.exists(script):
+        return f"the bot's script {script!r} does not exist"
+    return ""
 
 
 def _decision_position(kind: str, variant: str, seed: int) -> Game | None:

@@ -439,7 +439,48 @@ def _command(src, path, value, which: dict | None = None) -> list[str]:
         if found is None:
             raise src.error(path, f"the bot executable {exe!r} was not found on the PATH")
         argv[0] = found
+    script = script_of(argv)
+    if script is not None:
+        candidate = Path(script)
+        if not candidate.is_absolute():
+            beside = src.path.parent / candidate
+            candidate = beside if beside.exists() else Path.cwd() / candidate
+        if not candidate.exists():
+            raise src.error(path, f"the bot's script {script!r} does not exist (the command is {shlex.join(argv)})")
     return argv
+
+
+#: interpreters whose first word that is not an option is the script they run
+INTERPRETERS = ("python", "pypy", "node", "nodejs", "deno", "bun", "bash", "sh", "dash", "zsh", "ruby", "perl",
+                "php", "lua", "luajit", "Rscript", "julia", "tclsh", "elixir", "escript", "java")
+
+
+def script_of(argv) -> str | None:
+    """The script an interpreter's command line runs (``python3 -u bot.py`` -> ``bot.py``), or
+    None: not an interpreter, ``-c``/``-m``/``-e`` code, a Java class, or a word that does not
+    look like a file. Used to report a missing script before anything runs."""
+    import re
+
+    exe = Path(argv[0]).name
+    base = re.sub(r"[-.\d]+$", "", exe)  # python3.11 -> python, pypy3 -> pypy
+    if base not in INTERPRETERS:
+        return None
+    args = list(argv[1:])
+    if base == "java":
+        if "-jar" in args and args.index("-jar") + 1 < len(args):
+            return args[args.index("-jar") + 1]
+        return None
+    if base == "deno" and args[:1] == ["run"]:
+        args = args[1:]
+    for word in args:
+        if word in ("-c", "-m", "-e", "-E", "--eval", "-p", "--print", "-r"):
+            return None
+        if word.startswith("-"):
+            continue
+        if "/" in word or re.search(r"\.(py|pyc|js|mjs|cjs|ts|sh|bash|rb|pl|php|lua|R|jl|tcl|exs)$", word):
+            return word
+        return None
+    return None
 
 
 def _format(src, value, bots, seats) -> tuple[str, dict]:

@@ -43,6 +43,79 @@ def config_json(cfg: TournamentConfig) -> dict:
             "bots": [b.name for b in cfg.bots], "scheduled": total_games(cfg)}
 
 
+#: fingerprint fields a resumed run may change: the schedule is a prefix of a longer one
+#: (group ``i`` plays the same table and deal whatever the total), so a finished match grows
+GROWABLE = ("games", "rounds")
+
+
+def play_settings(cfg: TournamentConfig) -> dict:
+    """What changes how a game is played without changing the schedule: the time control,
+    the sandbox, the fault policy, the bots' options and whether bots run as processes.
+    A resumed run must keep them (or say ``allow_changes``, and the change is recorded)."""
+    return {"time_control": dict(cfg.time_control), "sandbox": cfg.sandbox, "fault_policy": cfg.fault_policy,
+            "options": {b.name: dict(b.options) for b in cfg.bots if b.options}, "play": cfg.play}
+
+
+def _show(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def settings_changes(old: dict, new: dict) -> list[str]:
+    """``time_control.move_ms 500 -> 5``: each play setting that differs, old value first."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += [f"{key}.{k} {_show(a.get(k))} -> {_show(b.get(k))}"
+                    for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        else:
+            out.append(f"{key} {_show(a)} -> {_show(b)}")
+    return out
+
+
+def check_resume(store: Store, cfg: TournamentConfig, allow_changes: bool = False) -> dict:
+    """Whether ``cfg`` may continue the run stored in ``store``, before anything is played.
+
+    Raises :class:`~arena.tournament.store.StoreError` (one sentence) when the folder holds
+    another tournament, when a schedule would shrink below what is stored, or when a play
+    setting changed without ``allow_changes``. Returns ``{"extended": (old, new) or None,
+    "changes": [...]}`` for the caller to report and record."""
+    from .store import StoreError
+
+    out: dict = {"extended": None, "changes": []}
+    text = store.meta("fingerprint")
+    if text is None:
+        return out
+    old, new = json.loads(text), json.loads(json.dumps(cfg.fingerprint()))
+    diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    folder = store.path.parent
+    if diff and (not set(diff) <= set(GROWABLE) or cfg.format == "swiss"):
+        raise StoreError(f"{folder} holds results of a different tournament (differs in: {', '.join(diff)}); "
+                         f"give another --output folder or remove this one")
+    if diff:
+        count, scheduled = store.count(), total_games(cfg)
+        if scheduled < count:
+            raise StoreError(f"{folder} holds {count} games, more than the {scheduled} now scheduled; ask for "
+                             f"{count} games or more to continue it, or give another --output folder")
+        stored = json.loads(store.meta("config") or "{}").get("scheduled")
+        out["extended"] = (stored, scheduled)
+    stored_play = store.meta("play")
+    if stored_play is not None:
+        changes = settings_changes(json.loads(stored_play), json.loads(json.dumps(play_settings(cfg))))
+        if changes and not allow_changes:
+            raise StoreError(f"{folder} was played with other settings that change the games "
+                             f"({'; '.join(changes)}); continue it with the same settings, or give "
+                             f"--allow-changes to go on with the new ones (the change is recorded)")
+        out["changes"] = changes
+    return out
+
+
 def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
     """The ``play_game`` request of one scheduled game."""
     seen: dict[str, int] = {}
@@ -114,20 +187,34 @@ class _Live:
 
 def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, executor=None,
                    progress: bool = True, echo: Callable[[str], None] | None = None,
-                   on_game: Callable[[GameTask, dict], None] | None = None) -> dict:
+                   on_game: Callable[[GameTask, dict], None] | None = None, allow_changes: bool = False) -> dict:
     """Play (or continue) the tournament ``cfg``; returns a summary of this run.
 
     ``game_fn`` replaces the game function (default: :func:`arena.referee.play_game`, or
     the in-process policies when the file says ``play: inprocess``); ``executor`` replaces
     the one the file names (tests pass a Dask client's executor); ``on_game(task, outcome)``
     is called after each game is stored (``arena match`` prints live results with it).
+    A stored run is continued only with the same schedule (it may grow: more ``games`` or
+    ``rounds``) and the same play settings, unless ``allow_changes`` (see :func:`check_resume`).
     """
     from tqdm import tqdm
 
     echo = echo or (lambda text: tqdm.write(text, file=sys.stderr))
     output = Path(cfg.output).resolve()
     sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
-    store = Store.open(output, cfg.fingerprint())
+    store = Store.open(output)
+    try:
+        resume = check_resume(store, cfg, allow_changes)
+    except BaseException:
+        store.close()
+        raise
+    if resume["extended"]:
+        store.add_event("extended", f"scheduled games {resume['extended'][0]} -> {resume['extended'][1]}")
+    if resume["changes"]:
+        store.add_event("settings-changed", "; ".join(resume["changes"]))
+        echo(f"arena: continuing with changed settings (recorded): {'; '.join(resume['changes'])}")
+    store.set_meta("fingerprint", json.dumps(cfg.fingerprint(), sort_keys=True))
+    store.set_meta("play", json.dumps(play_settings(cfg), sort_keys=True))
     store.set_meta("config", json.dumps(config_json(cfg), sort_keys=True))
     (output / "logs").mkdir(exist_ok=True)
     if cfg.replays:
@@ -239,13 +326,51 @@ def _remember_ready(store: Store, task: GameTask, outcome: dict, seen: set[str])
         store.set_meta(f"ready:{bot}", json.dumps({"name": ready["name"], "version": ready.get("version")}))
 
 
+def game_faults(bots, outcome: dict) -> list[dict]:
+    """Every fault of a finished game, in seat order: ``{seat, bot, verdict, detail, move}``
+    (``move`` is None for a fault at the start of the game)."""
+    out = []
+    for s, seat in enumerate(outcome.get("seats") or []):
+        if not isinstance(seat, dict):
+            continue
+        for f in seat.get("faults") or []:
+            out.append({"seat": s, "bot": bots[s] if s < len(bots) else seat.get("name"),
+                        "verdict": f.get("verdict"), "detail": f.get("detail"), "move": f.get("move")})
+    return out
+
+
+def end_of(bots, outcome: dict) -> dict:
+    """How a game ended: ``{"end": "normal" | "adjudicated" | "fault", "reason": text}``.
+
+    The reason names each seat's first fault (``random: timeout at move 12``), else an
+    adjudication (R5.3, ``adjudicated after 100 rounds``), else the ordinary end
+    (``game over after 9 rounds``), as cutechess prints the reason in braces."""
+    res = outcome.get("result") or {}
+    faults = game_faults(bots, outcome)
+    if faults:
+        first: dict[int, dict] = {}
+        for f in faults:
+            first.setdefault(f["seat"], f)
+        parts = [f"{f['bot']}: {f['verdict']} " + ("at the start" if f["move"] is None else f"at move {f['move']}")
+                 for f in first.values()]
+        return {"end": "fault", "reason": "; ".join(parts)}
+    rounds = res.get("rounds")
+    after = f" after {rounds} round{'s' if rounds != 1 else ''}" if rounds is not None else ""
+    if res.get("adjudicated"):
+        return {"end": "adjudicated", "reason": f"adjudicated{after}"}
+    return {"end": "normal", "reason": f"game over{after}"}
+
+
 def _append_line(path: Path, task: GameTask, outcome: dict) -> None:
     """``games.jsonl``: one line per stored game, appended as it is stored, for tools that
-    follow a run (``tail -f``); the database stays the record."""
+    follow a run (``tail -f``); the database stays the record. Each line says how the game
+    ended (``end``, ``reason``) and carries every fault."""
     res = outcome["result"]
     line = {"key": task.key, "group": task.group, "rotation": task.rotation, "seed": task.seed,
             "bots": list(task.bots), "ranking": res.get("ranking"), "scores": res.get("scores"),
             "rounds": res.get("rounds"), "adjudicated": bool(res.get("adjudicated")),
+            "forfeited": [bool(x) for x in (res.get("forfeited") or [False] * len(task.bots))],
+            "faults": game_faults(task.bots, outcome), **end_of(task.bots, outcome),
             "duration_s": outcome.get("duration_s"), "replay": outcome.get("replay_path")}
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(line, sort_keys=True) + "\n")
