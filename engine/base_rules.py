@@ -49,12 +49,75 @@ def install(rs) -> None:
     rs.reward_shape = [rs.shape_index.get(p.reward, -1) for p in rs.puzzles]
     rs.take_actions = [[TakePuzzle(c, s) for s in range(rs.row_size)] for c in (WHITE, BLACK)]
     rs.all_takes = rs.take_actions[WHITE] + rs.take_actions[BLACK]
+    rs.take_cards[TakePuzzle] = row_card
+
+
+def row_card(game, a) -> int:
+    """The card a row take would take (-1: none; the handler says why)."""
+    if a.color not in (WHITE, BLACK) or not isinstance(a.slot, int) or not 0 <= a.slot < len(game.rows[a.color]):
+        return -1
+    return game.rows[a.color][a.slot]
+
+
+def install_take_checks(rs) -> None:
+    """The take seam, composed once per ruleset: every handler of an action in
+    ``rs.take_cards`` runs ``rs.take_checks`` on the card it would take before it acts, and
+    the checks not marked ``listed`` prune the legal-action listing. With no take checks
+    nothing is wrapped: the base game's hot path is untouched."""
+    checks = tuple(rs.take_checks)
+    if not checks:
+        return
+    cards = dict(rs.take_cards)
+    for kind, resolve in cards.items():
+        entry = rs.handlers.get(kind)
+        if entry is None:
+            continue
+        phase, handler = entry
+        rs.handlers[kind] = (phase, _checked_take(handler, resolve, checks))
+    unlisted = tuple(c for c in checks if not getattr(c, "listed", False))
+    if unlisted:
+        rs.action_filters.append(_take_filter(cards, unlisted))
+
+
+def _checked_take(handler, resolve, checks):
+    def take(game, a):
+        card = resolve(game, a)
+        if card >= 0:
+            for check in checks:
+                check(game, a, card)
+        handler(game, a)
+    take.__wrapped__ = handler
+    return take
+
+
+def _take_filter(cards, checks):
+    def prune(game, actions):
+        out = None
+        for i, a in enumerate(actions):
+            resolve = cards.get(type(a))
+            keep = True
+            if resolve is not None:
+                card = resolve(game, a)
+                if card >= 0:
+                    try:
+                        for check in checks:
+                            check(game, a, card)
+                    except IllegalAction:
+                        keep = False
+            if not keep:
+                if out is None:
+                    out = actions[:i]
+            elif out is not None:
+                out.append(a)
+        return actions if out is None else out
+    return prune
 
 
 def finalize(rs) -> None:
     """After the variants: attach the enumeration caches. They are shared by every ruleset
     with the same cards, shapes and upgrade limit (so by every game of a tournament); their
     keys hold card and shape indices, which mean the same in all such rulesets."""
+    install_take_checks(rs)
     key = (tuple(p.id for p in rs.puzzles), rs.shapes, rs.upgrade_max_level)
     rs.upgrade_cache, rs.place_cache, rs.card_placements, rs.owned_cache = _SHARED.setdefault(key, ({}, {}, {}, {}))
     rs.caches.extend((rs.upgrade_cache, rs.place_cache, rs.card_placements, rs.owned_cache))
@@ -128,8 +191,6 @@ def apply_take_puzzle(game, a: TakePuzzle) -> None:
     card = row[a.slot]
     if card < 0:
         raise IllegalAction("R3.1", f"slot {a.slot} of the {('white', 'black')[a.color]} row is empty")
-    for check in rs.take_checks:
-        check(game, a, card)
     p.unfinished.append(PuzzleInPlay(card))
     row[a.slot] = game.draw(a.color)
     game.action_done()

@@ -229,8 +229,16 @@ class Ruleset:
       None, see :mod:`engine.deal`); ``setup_hooks``: ``fn(game, rng)`` run after it.
     - ``reward``: ``fn(game, player, card) -> bool`` gives a completed puzzle's reward;
       False when it opened a decision (the remaining completions wait for it);
-      ``take_checks``: ``fn(game, action, card)`` extra legality checks of row takes, run
-      when a take is applied.
+      ``take_checks``: ``fn(game, action, card)`` house rules on taking a puzzle: raise
+      :class:`~engine.errors.IllegalAction` to forbid it. The engine runs them on *every*
+      take -- a row take, a blind take, a grid take, any take a variant adds -- before the
+      handler, and leaves the takes they forbid out of ``legal_actions()``; ``card`` is the
+      puzzle taken (for a blind take, the top of the deck). A check whose own variant
+      already keeps its takes out of the listing says so with ``fn.listed = True``.
+    - ``take_cards``: action class -> ``fn(game, action) -> card``: the actions that take a
+      puzzle and which card each would take (-1 when it takes none, which the handler then
+      refuses). A variant that adds a way of taking a puzzle registers it here, and
+      ``take_checks`` then hold for it too.
     - ``action_filters``: ``fn(game, actions) -> actions`` prune the listed legal actions
       (keep them cheap: they run at every listing).
     - ``turn_end_hooks``: ``fn(game)`` after each turn (before the next seat moves).
@@ -280,6 +288,7 @@ class Ruleset:
         self.setup_hooks: list[Callable] = []
         self.reward: Callable | None = None
         self.take_checks: list[Callable] = []
+        self.take_cards: dict[type, Callable] = {}
         self.action_filters: list[Callable] = []
         self.turn_end_hooks: list[Callable] = []
         self.end_check: Callable | None = None

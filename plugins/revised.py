@@ -83,6 +83,7 @@ def arena_rules_configure(variant, ruleset):
     rs.encoders[TakeBlind] = lambda rules, a: {"type": "take_puzzle", "color": _COLOR[a.color], "blind": True}
     rs.extra_generators.append(generate)
     rs.take_checks.append(check_black_limit)
+    rs.take_cards[TakeBlind] = deck_card
     previous_reward = rs.reward
     rs.reward = lambda game, player, card: reward_with_fallback(game, player, card, previous_reward)
     rs.score_penalties.append(unfinished_penalty)
@@ -118,13 +119,18 @@ def apply_take_blind(game, a: TakeBlind) -> None:
     check_take_room(game, p)
     if not game.decks[a.color]:
         raise IllegalAction("R9.2", f"the {_COLOR[a.color]} deck is empty")
-    triggered = game.end_triggered
-    if a.color == BLACK:
-        check_black_limit(game, a, game.decks[BLACK][0])
+    triggered = game.end_triggered  # R9.4 and every house rule on takes ran already (the take seam)
     card = game.draw(a.color)
     p.unfinished.append(PuzzleInPlay(card))
     _count_black(game, p, card, triggered)
     game.action_done()
+
+
+def deck_card(game, a: TakeBlind) -> int:
+    """The card a blind take would take: the top of the deck (-1 if there is none)."""
+    if a.color not in (WHITE, BLACK) or not game.decks[a.color]:
+        return -1
+    return game.decks[a.color][0]
 
 
 def _counting(base_take):
@@ -147,6 +153,9 @@ def check_black_limit(game, action, card) -> None:
     if game.end_triggered and card >= 0 and game.rules.is_black[card]:
         if game.players[game.seat].extra.get("black_after_end", 0) >= 1:
             raise IllegalAction("R9.4", "after the end is triggered you may take only one black puzzle")
+
+
+check_black_limit.listed = True  # generate() already leaves these takes out of the listing
 
 
 def filter_black_takes(game, actions):

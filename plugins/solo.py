@@ -95,6 +95,8 @@ def arena_rules_configure(variant, ruleset):
                              f"but the game has only {whites} white puzzles")
     rs.handlers.pop(TakePuzzle, None)
     rs.handlers[GridTake] = (ACTION, apply_grid_take)
+    rs.take_cards.pop(TakePuzzle, None)
+    rs.take_cards[GridTake] = grid_card
     rs.take_actions = [[], []]
     rs.all_takes = []
     rs.grid_takes = tuple(GridTake(i) for i in range(GRID_SLOTS))
@@ -152,6 +154,13 @@ def decode_take(rules, obj):
         raise IllegalAction("R12.2", "in solo, puzzles are taken from the grid: give only 'slot' (0-8)")
     check_fields(obj, ("type", "slot"), "take_puzzle")
     return GridTake(get_int(obj, "slot", "take_puzzle"))
+
+
+def grid_card(game, a: GridTake) -> int:
+    """The card a grid take would take (-1: none; the handler says why)."""
+    if not isinstance(a.slot, int) or not 0 <= a.slot < GRID_SLOTS:
+        return -1
+    return game.extra["grid"][a.slot]
 
 
 def apply_grid_take(game, a: GridTake) -> None:
