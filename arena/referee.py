@@ -12,8 +12,11 @@ and on Dask workers). The request, with its defaults::
      "time_control": {"move_ms": 1000, "game_ms": None, "increment_ms": 0,
                       "startup_ms": 10000, "grace_ms": 50, "mode": "clock"},
      "fault_policy": "forfeit" | "random",     # "forfeit"
-     "sandbox": "none" | "basic" | "strict"    # "basic"; or {"tier": "strict", "fallback": "basic"}:
+     "sandbox": "auto" | "none" | "basic" | "strict"  # "auto": the strongest tier here (strict where
+                                               # bubblewrap works); or {"tier": "strict", "fallback": "basic"}:
                                                # where strict cannot run, play basic (the record says why)
+     "private_paths": [str, ...],              # []: paths no bot may see (the run's output folder...);
+                                               # the log folder, its parent and the replay's folder always
      "pause_idle": bool,                       # False: SIGSTOP bots not on move when True
      "replay_path": str or None,               # None: no replay file
      "log_dir": str or None,                   # None: bots' stderr is not kept
@@ -174,6 +177,7 @@ def normalize(request: dict) -> dict:
         "replay_path": request.get("replay_path"),
         "log_dir": request.get("log_dir"),
         "sandbox_options": dict(request.get("sandbox_options") or {}),
+        "private_paths": [str(p) for p in request.get("private_paths") or []],
         "fresh_process": bool(request.get("fresh_process", False)),
         "max_games_per_process": request.get("max_games_per_process") or DEFAULT_MAX_GAMES,
     }
@@ -199,7 +203,7 @@ def decode_action(rules, reply: dict):
 def _sandbox_field(value) -> dict:
     """``{"tier", "fallback"}`` from the request's ``sandbox`` (a tier's name or that mapping)."""
     if value is None or isinstance(value, str):
-        return {"tier": value or "basic", "fallback": None}
+        return {"tier": value or "auto", "fallback": None}
     if isinstance(value, dict) and set(value) <= {"tier", "fallback"} and isinstance(value.get("tier"), str) \
             and isinstance(value.get("fallback"), (str, type(None))):
         return {"tier": value["tier"], "fallback": value.get("fallback")}
@@ -275,7 +279,13 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         limits = Limits(**opts)
     except TypeError:
         raise BadRequest(f"sandbox_options has an unknown field (fields: cgroups, {', '.join(Limits.__dataclass_fields__)})") from None
-    sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"])
+    hide = list(req["private_paths"])
+    if req["log_dir"]:
+        hide += [req["log_dir"], str(Path(req["log_dir"]).resolve().parent)]
+    if req["replay_path"]:
+        hide.append(str(Path(req["replay_path"]).resolve().parent))
+    sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"],
+                      hide=hide)
     seats = [_Seat(s["name"], Clock(tc)) for s in req["seats"]]
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
     logs = [(None, None)] * len(seats)

@@ -31,8 +31,16 @@ FIVE_BLACKS = ["B13", "B14", "B15", "B16", "B17"]
 
 def pytest_configure(config):
     """Stop at once, with a sentence, when the project is not installed: built-in variants
-    and bots load through the ``arena`` entry-point group, which only an install declares."""
+    and bots load through the ``arena`` entry-point group, which only an install declares.
+
+    Every arena this run starts (in-process, workers, CLI subprocesses) carries one instance
+    label in the machine-wide registry of bot uids, so the leftover checks look at this
+    run's bots only, whatever other arenas run on the machine."""
+    import os
+    import uuid
     from importlib.metadata import entry_points
+
+    os.environ.setdefault("ARENA_INSTANCE", f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}")
 
     names = {ep.name for ep in entry_points(group="arena")}
     missing = {"plugins.revised", "bots.greedy"} - names

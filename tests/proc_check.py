@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from arena.process.transport import session_members
+from arena.process.uids import SHARED_TEMP, UID_BASE, UID_SLOTS, instance_label, leases_of_instance, proc_uids
 
 MISBEHAVE = str(Path(__file__).parent / "bots" / "misbehave.py")
 
@@ -37,3 +38,29 @@ def assert_gone(pid: int, timeout: float = 3.0) -> None:
                 continue
             fields = stat[stat.rfind(b")") + 2:].split()
             assert int(fields[2]) != pid or fields[0] == b"Z", f"process {name} of group {pid} is alive"
+
+
+def our_bot_uids() -> set[int]:
+    """The bot uids that arenas of this test run leased (see ``tests/conftest.py``)."""
+    return set(leases_of_instance(instance_label()))
+
+
+def leftover_bot_processes() -> list[str]:
+    """Live processes of this test run's bot uids (other arenas' bots are not ours to judge)."""
+    ours = our_bot_uids()
+    return [f"process {pid} of bot uid {uid}" for uid, pids in proc_uids().items() if uid in ours for pid in pids]
+
+
+def leftover_bot_files() -> list[str]:
+    """Entries of the shared temporary folders owned by this test run's bot uids."""
+    ours = our_bot_uids()
+    found = []
+    for folder in SHARED_TEMP:
+        for entry in os.scandir(folder):
+            try:
+                uid = entry.stat(follow_symlinks=False).st_uid
+            except OSError:
+                continue
+            if UID_BASE <= uid < UID_BASE + UID_SLOTS and uid in ours:
+                found.append(f"file {entry.path} of bot uid {uid}")
+    return found

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from arena.process.cgroups import cgroup_layout
-from arena.process.sandbox import SHARED_TEMP, UID_BASE, UID_SLOTS, _proc_uids, state_root, sweep_stale
+from arena.process.sandbox import _proc_uids, state_root, sweep_stale
 from arena.referee import play_game
-from proc_check import assert_gone, misbehaving
+from proc_check import assert_gone, leftover_bot_files, leftover_bot_processes, misbehaving
 from strict_check import require_strict
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="bots get uids of their own only when the arena is root")
@@ -42,23 +42,15 @@ def tier_param(tiers=TIERS):
 
 
 def leftovers() -> list[str]:
-    """What bots left on the machine (empty when nothing)."""
-    found = [f"process {pid} of bot uid {uid}" for uid, pids in _proc_uids().items() for pid in pids]
+    """What this run's bots left on the machine (empty when nothing)."""
+    found = leftover_bot_processes()
     me = f"{os.getpid()}-"
     found += [f"folder {n}" for n in os.listdir(state_root()) if n.startswith(me)]
     for base in {os.path.realpath(p) for p in cgroup_layout()[0].values()}:
         found += [f"cgroup {base}/{n}" for n in os.listdir(base) if n.startswith(f"arena-{me}")]
     with open("/proc/self/mountinfo") as f:
         found += [f"mount {line.split()[4]}" for line in f if str(state_root()) in line.split()[4]]
-    for folder in SHARED_TEMP:
-        for entry in os.scandir(folder):
-            try:
-                uid = entry.stat(follow_symlinks=False).st_uid
-            except OSError:
-                continue
-            if UID_BASE <= uid < UID_BASE + UID_SLOTS:
-                found.append(f"file {entry.path} of bot uid {uid}")
-    return found
+    return found + leftover_bot_files()
 
 
 @pytest.fixture(autouse=True)

@@ -35,7 +35,8 @@ class BotProcess:
         if stderr_cap is not None:
             kwargs["stderr_cap"] = stderr_cap
         self.transport = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn,
-                                       stderr_path=stderr_path, on_kill=launch.kill_extra, **kwargs)
+                                       stderr_path=stderr_path, on_kill=launch.kill_extra,
+                                       stdout_fd3=launch.stdout_fd3, **kwargs)
         self.protocol = Protocol(self.transport, label)
         self.ready: Ready | None = None
         self.dead = False

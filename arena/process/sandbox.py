@@ -1,13 +1,15 @@
 """Sandbox tiers for bot processes, and what the machine actually allows.
 
 Every tier: a bot never runs as root. When the arena is root, each bot runs as a uid of
-its own (``UID_BASE + slot``, leased with a lock file so no two running bots share one),
-reaching a program below a closed directory through a *path bridge* (``none``,
-``basic``) or bubblewrap's bind mounts (``strict``); every process of that uid, and of the
-bot's cgroup, is killed when the game ends, and what it left in the shared temporary
-folders is removed. :func:`sweep_stale` removes what killed arenas left.
+its own (``UID_BASE + slot``, leased in one machine-wide registry, :mod:`.uids`, so no two
+running bots of any arena share one), reaching a program below a closed directory through
+a *path bridge* (``none``, ``basic``) or bubblewrap's bind mounts (``strict``); every
+process of that uid, and of the bot's cgroup, is killed when the game ends, and what it
+left in the shared temporary folders and System V IPC is removed. :func:`sweep_stale`
+removes what killed arenas left, and nothing of a running arena's.
 
-- ``none``: a plain subprocess in its own session and process group (for development).
+- ``none``: a plain subprocess in its own session and process group (for development), in
+  an IPC namespace of its own where the machine allows one.
 - ``basic``: also a fresh working directory under :func:`state_root`, a scrubbed
   environment (only ``PATH``, locale, ``TZ``, ``PYTHONPATH``; ``HOME`` and ``TMPDIR`` point
   to the working directory) and rlimits on CPU time, open files, file size, processes of
@@ -15,10 +17,17 @@ folders is removed. :func:`sweep_stale` removes what killed arenas left.
 - ``strict``: basic, inside bubblewrap (``bwrap``): its own PID, IPC, UTS, network and
   mount namespaces, a read-only view of the system, its interpreter and its program
   folder, a private ``/tmp`` and ``/dev/shm``, its working directory the only writable
-  place; cgroups (v2, or v1 ``memory``, ``pids``, ``cpu``, ``cpuacct``, ``freezer``) cap
-  memory, processes and CPU bandwidth, count the CPU of the whole tree and freeze it.
-  ``RLIMIT_AS`` is never the memory cap: it breaks Go, JVM and Node. Where bubblewrap or
-  a controller is missing, strict refuses with a sentence, or falls back to a named tier.
+  place. As root bubblewrap drops to the bot's uid; as an ordinary user it runs in an
+  unprivileged user namespace. Caps come from a cgroup where one can be made (v2, or v1
+  ``memory``, ``pids``, ``cpu``, ``cpuacct``, ``freezer``: memory, processes, CPU
+  bandwidth, CPU of the whole tree, freezing), else from what the PID namespace allows:
+  ``RLIMIT_NPROC`` counted inside the bot's own user namespace, resident memory polled over
+  the tree, CPU time summed over the tree, freezing by SIGSTOP to the tree.
+  ``RLIMIT_AS`` is never the memory cap: it breaks Go, JVM and Node.
+- ``auto`` (the default): the strongest tier this machine offers this user: strict
+  wherever bubblewrap works; as root, basic where it does not (bots still get uids of their
+  own); for an ordinary user without bubblewrap, a sentence instead of a game, since under
+  basic a bot running as that user could stop the arena or write its results.
 
 Every protection is detected at run time. One that is not available is reported with a
 one-line reason (``Sandbox.record()``), so the game record says what was in force.
@@ -28,7 +37,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import fcntl
 import itertools
 import os
 import pwd
@@ -46,23 +54,25 @@ from functools import lru_cache
 from pathlib import Path
 
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
-from ..errors import ArenaError
-from .transport import proc_files, session_members
+from .proctree import continue_tree, descendants, stop_tree, tree_cpu_seconds
+from .transport import session_members
+from .uids import (SHARED_TEMP, UID_BASE, UID_SLOTS, SandboxError, UidLease, _own_folder, kill_uid,  # noqa: F401
+                   proc_uids, remove_owned, sweep_uids)
 
 TIERS = ("none", "basic", "strict")
+REQUESTABLE = TIERS + ("auto",)
 CLONE_NEWNET = 0x40000000
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
-UID_BASE = 60000            # bot user ids: UID_BASE + slot, one per running bot
-UID_SLOTS = 2000
+#: interpreters whose first file argument is the program (its folder is the program's)
+INTERPRETERS = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|lua[0-9.]*|luajit|"
+                          r"bash|sh|dash|zsh|ksh|fish|java|Rscript|julia|tclsh[0-9.]*|wish|guile|racket|ocaml|"
+                          r"swipl|escript|elixir|dotnet|mono|sbcl|gawk|awk)$")
 _counter = itertools.count()
-
-
-class SandboxError(ArenaError):
-    """An unknown sandbox tier or impossible limits."""
-
-    exit_code = 2
+_proc_uids = proc_uids  # the name the tests knew
 
 
 @dataclass(frozen=True)
@@ -120,6 +130,40 @@ def mountns_available() -> tuple[bool, str]:
     """Whether a child may enter a private mount namespace (for path bridges), and why not."""
     why = _child_survives(_unshare_mounts)
     return (False, f"cannot create a mount namespace ({why})") if why else (True, "")
+
+
+def _unshare_ipc(uid: int, gid: int):
+    """A pre-exec step: a System V IPC namespace of the child's own. Root makes one directly;
+    an ordinary user first enters a user namespace mapping only its own uid and gid (so
+    nothing else changes for the child), which unprivileged users may do where the kernel
+    allows user namespaces."""
+    if uid == 0:
+        flags, maps = CLONE_NEWIPC, None
+    else:
+        flags = CLONE_NEWUSER | CLONE_NEWIPC
+        maps = ((b"/proc/self/setgroups", b"deny"), (b"/proc/self/uid_map", b"%d %d 1" % (uid, uid)),
+                (b"/proc/self/gid_map", b"%d %d 1" % (gid, gid)))
+
+    def step() -> None:
+        if _libc().unshare(flags) != 0:
+            raise OSError(ctypes.get_errno(), "unshare() of an IPC namespace failed")
+        for path, text in maps or ():
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, text)
+            finally:
+                os.close(fd)
+
+    return step
+
+
+@lru_cache(maxsize=1)
+def ipcns_available() -> tuple[bool, str]:
+    """Whether a child may get an IPC namespace of its own (see :func:`_unshare_ipc`), and why not."""
+    why = _child_survives(_unshare_ipc(os.geteuid(), os.getegid()))
+    return (False, f"cannot create an IPC namespace ({why}); System V IPC objects of the bot are removed "
+            "by owner" if os.geteuid() == 0 else f"cannot create an IPC namespace ({why}); System V IPC "
+            "objects a bot creates may outlive it") if why else (True, "")
 
 
 @lru_cache(maxsize=1)
@@ -208,156 +252,33 @@ def _make_bridges(plan: dict[str, list[str]]) -> tuple[str, list[tuple[bytes, by
 
 # ---------------------------------------------------------------- the arena's own root
 def state_root() -> Path:
-    """The one folder holding every bot's working directory, path bridge and uid lease
-    (``$TMPDIR/arena-sandbox``, mode 0711: a bot can enter its own folder, list none)."""
-    root = Path(os.environ.get("ARENA_SANDBOX_ROOT") or tempfile.gettempdir()) / "arena-sandbox"
-    if not root.is_dir():
-        root.mkdir(mode=0o711, parents=True, exist_ok=True)
-        try:
-            os.chmod(root, 0o711)
-        except OSError:
-            pass
-    return root
+    """The one folder holding this user's bots' working directories and path bridges:
+    ``$TMPDIR/arena-sandbox-<uid>`` (mode 0711: a bot can enter its own folder, list none).
+    One per user, so arenas of different users never meet in it; one that another user
+    made first is refused with a sentence."""
+    base = Path(os.environ.get("ARENA_SANDBOX_ROOT") or tempfile.gettempdir())
+    return _own_folder(base / f"arena-sandbox-{os.geteuid()}", 0o711, "the sandbox folder")
 
 
 def _new_dir(label: str) -> str:
     """A fresh folder ``<root>/<arena pid>-<n>-<label>``: a sweep knows whose it is."""
     name = f"{os.getpid()}-{next(_counter)}-{re.sub(r'[^A-Za-z0-9_.]', '_', label)[:40]}"
     path = state_root() / name
-    path.mkdir(mode=0o700)
+    try:
+        path.mkdir(mode=0o700)
+    except OSError as exc:
+        raise SandboxError(f"cannot create the bot's working folder {path} ({exc.strerror})") from None
     return str(path)
 
 
-def _proc_uids() -> dict[int, list[int]]:
-    """``{real uid: [pids]}`` of every live (non-zombie) process in the range of bot uids."""
-    found: dict[int, list[int]] = {}
-    for pid, text in proc_files("status", 2048):
-        state = uid = None
-        for line in text.split(b"\n"):
-            if line.startswith(b"State:"):
-                state = line.split()[1:2]
-            elif line.startswith(b"Uid:"):
-                uid = int(line.split()[1])
-                break
-        if uid is None or state == [b"Z"] or not UID_BASE <= uid < UID_BASE + UID_SLOTS:
-            continue
-        found.setdefault(uid, []).append(pid)
-    return found
-
-
-def kill_uid(uid: int, rounds: int = 50) -> bool:
-    """Kill every process of the bot user ``uid`` (wherever it moved: other sessions, groups,
-    namespaces); True once none is left. A child that becomes ``uid`` sends ``kill(-1)``,
-    which reaches all of them at once, so a fork loop cannot outrun it."""
-    if not UID_BASE <= uid < UID_BASE + UID_SLOTS or os.geteuid() != 0:
-        return False
-    for _ in range(rounds):
-        if not _proc_uids().get(uid):
-            return True
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child only makes system calls
-            try:
-                os.setgid(uid)
-                os.setuid(uid)
-                os.kill(-1, signal.SIGKILL)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
-        time.sleep(0.005)
-    return not _proc_uids().get(uid)
-
-
-class UidLease:
-    """One bot user id, ``UID_BASE + slot``, held (``flock``) while the bot runs; no two running
-    bots, in this arena or another on the machine, share one. No passwd entry is needed."""
-
-    def __init__(self):
-        folder = state_root() / "uids"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        # rotate through the range: a uid just freed may still count dying processes
-        # against its RLIMIT_NPROC
-        start = (os.getpid() * 7 + next(_counter) * 13) % UID_SLOTS
-        for k in range(UID_SLOTS):
-            slot = (start + k) % UID_SLOTS
-            fd = os.open(folder / str(slot), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue
-            self.fd, self.uid = fd, UID_BASE + slot
-            kill_uid(self.uid)  # leftovers of a run that was killed
-            return
-        raise SandboxError(f"all {UID_SLOTS} bot user ids are in use")
-
-    def release(self) -> None:
-        """Kill whatever still runs as this uid, then free it."""
-        if self.fd >= 0:
-            kill_uid(self.uid)
-            os.close(self.fd)
-            self.fd = -1
-
-
-SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-def remove_owned(uid: int) -> int:
-    """Remove what the bot user ``uid`` left at the top of the shared temporary folders
-    (``/tmp``, ``/var/tmp``, ``/dev/shm``, ``$TMPDIR``); how many entries. Only a bot can own
-    files under its uid, so nothing else is touched."""
-    removed = 0
-    for folder in dict.fromkeys(SHARED_TEMP + (tempfile.gettempdir(),)):
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-                removed += 1
-            except OSError:
-                pass
-    return removed
-
-
 def sweep_stale() -> dict:
-    """Remove what killed arenas left: bot processes, working folders, bridges, cgroups and
-    mounts. Run at the start of every run; returns counts of what was removed."""
+    """Remove what killed arenas left, and only that: processes, files and IPC objects of
+    bot uids that no running arena holds (root), this user's working folders, bridges and
+    mounts of arenas whose pid is gone, and bot cgroups of such arenas. Run at the start of
+    every run; returns counts of what was removed."""
     removed = {"processes": 0, "folders": 0, "cgroups": 0, "mounts": 0}
     root = state_root()
-    if os.geteuid() == 0:
-        folder = root / "uids"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        owners = _proc_uids()
-        for temp in dict.fromkeys(SHARED_TEMP + (tempfile.gettempdir(),)):
-            try:
-                for entry in os.scandir(temp):
-                    uid = entry.stat(follow_symlinks=False).st_uid
-                    if UID_BASE <= uid < UID_BASE + UID_SLOTS:
-                        owners.setdefault(uid, [])
-            except OSError:
-                continue
-        for uid, pids in owners.items():
-            try:
-                fd = os.open(folder / str(uid - UID_BASE), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            except OSError:
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue  # a running arena holds it
-            try:
-                kill_uid(uid)
-                remove_owned(uid)
-                removed["processes"] += len(pids)
-            finally:
-                os.close(fd)
+    removed["processes"] = sweep_uids()
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
             points = [line.split()[4] for line in f]
@@ -393,8 +314,9 @@ def bwrap_status() -> tuple[str | None, str]:
     exe = shutil.which("bwrap")
     if exe is None:
         return None, ("bubblewrap is not installed (the strict tier needs it: apt-get install bubblewrap)")
-    argv = [exe, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--die-with-parent",
-            "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"]
+    argv = [exe, *(["--unshare-user"] if os.geteuid() != 0 else []), "--unshare-ipc", "--unshare-pid",
+            "--unshare-net", "--unshare-uts", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
+            "--dev", "/dev", "true"]
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               timeout=20)
@@ -403,35 +325,58 @@ def bwrap_status() -> tuple[str | None, str]:
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return None, (f"bubblewrap cannot create namespaces here ({why[-1] if why else done.returncode}); "
-                      "run the arena as root or allow unprivileged user namespaces")
+                      "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on "
+                      "Ubuntu an AppArmor profile for bwrap) or run the arena as root")
     return exe, ""
 
 
 def strict_missing(use_cgroups: bool = True) -> str:
-    """Why the strict tier cannot run on this machine, in one sentence; "" if it can."""
+    """Why the strict tier cannot run on this machine for this user, in one sentence; "" if
+    it can. Strict needs bubblewrap only: without cgroups its caps come from the PID and user
+    namespaces (see the module docstring) and the record names each one that is missing.
+    ``use_cgroups`` is kept for callers; it no longer decides whether strict can run."""
     exe, why = bwrap_status()
-    if exe is None:
-        return why
-    if not use_cgroups:
-        return ""
-    layout, why = cgroup_layout()
-    if "v2" in layout:
-        return ""
-    missing = [c for c in STRICT_CGROUPS if c not in layout]
-    if missing:
-        return (f"the cgroup controller{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                f"{'are' if len(missing) > 1 else 'is'} not writable here ({why or 'not mounted or not delegated'}); "
-                "run the arena as root on a machine with cgroups mounted under /sys/fs/cgroup")
-    return ""
+    return "" if exe is not None else why
+
+
+def best_tier() -> tuple[str | None, str]:
+    """The strongest tier this machine offers this user and why it is not strict (``""`` if
+    it is); ``(None, why)`` for an ordinary user without bubblewrap, who has no tier in which
+    a bot cannot stop the arena or write its results."""
+    why = strict_missing()
+    if not why:
+        return "strict", ""
+    if os.geteuid() == 0:
+        return "basic", why
+    return None, why
 
 
 def _under(path: str, dirs) -> bool:
     return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
-def _read_only_paths(argv: list[str], env: dict) -> list[str]:
-    """What a bot needs to see, read-only: its program's folder (an interpreter's whole
-    installation), the packages of a ``python -m`` module, and ``PYTHONPATH``."""
+def program_files(argv: list[str], env: dict) -> tuple[str | None, str | None]:
+    """``(executable, script)`` of a bot's command line, real paths: the script is the first
+    file argument of an interpreter (``python bot.py``, ``node bot.js``), never an argument
+    of a program (``./bot --db results.sqlite`` names no script)."""
+    exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH"))
+    exe = os.path.realpath(exe) if exe and os.path.exists(exe) else None
+    names = {os.path.basename(argv[0])} | ({os.path.basename(exe)} if exe else set())
+    if not any(INTERPRETERS.match(n) for n in names):
+        return exe, None
+    for arg in argv[1:]:
+        if arg in ("-m", "-c", "-e", "--eval", "-"):
+            break
+        if not arg.startswith("-") and os.path.isfile(arg):
+            return exe, os.path.realpath(arg)
+    return exe, None
+
+
+def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None) -> list[str]:
+    """What a bot needs to see, read-only: its interpreter's whole installation, its
+    program's folder (the script's, the executable's, or ``program_dir``: a bot package's),
+    the packages of a ``python -m`` module, and ``PYTHONPATH``. Never the folder of a mere
+    argument."""
     paths: list[str] = []
 
     def add(p: str) -> None:
@@ -451,12 +396,13 @@ def _read_only_paths(argv: list[str], env: dict) -> list[str]:
             if os.path.samefile(seen, sys.executable) if os.path.exists(seen) else False:
                 add(sys.prefix)
                 add(sys.base_prefix)
-    script = False
+    _, script = program_files(argv, env)
+    if script:
+        add(os.path.dirname(script))
+    if program_dir:
+        add(program_dir)
     for i, arg in enumerate(argv[1:], 1):
-        if os.path.isfile(arg) and not script:  # the program's own folder only, not its arguments'
-            add(os.path.dirname(os.path.abspath(arg)))
-            script = True
-        elif argv[i - 1] == "-m" and exe and os.path.realpath(exe) == os.path.realpath(sys.executable):
+        if argv[i - 1] == "-m" and exe and os.path.realpath(exe) == os.path.realpath(sys.executable):
             paths.extend(p for p in _package_dirs(arg) if p not in paths)
     for entry in (env.get("PYTHONPATH") or "").split(os.pathsep):
         if entry and os.path.isdir(entry):
@@ -483,12 +429,24 @@ def _package_dirs(module: str) -> list[str]:
     return out
 
 
-def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], uid: int | None) -> list[str]:
+#: the bot's stdout reaches it as descriptor 3 (where the caller passes one: the transport
+#: does) and becomes its fd 1 only inside, so that bubblewrap's own processes do not hold the
+#: pipe open: a bot that closes its stdout is seen to have closed it (a crash), as in the
+#: other tiers
+STDOUT_SHIM = ["/bin/sh", "-c", 'if [ -e /dev/fd/3 ]; then exec 1>&3 3>&-; fi; exec "$0" "$@"']
+
+
+def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], uid: int | None,
+               hide: list[str] = (), nproc: int | None = None) -> list[str]:
     """The bubblewrap command that runs ``argv`` in fresh PID, IPC, UTS, network and mount
-    namespaces: the system folders and ``read_only`` read-only, a private ``/tmp`` and
-    ``/dev/shm``, ``workdir`` its only writable folder, as ``uid`` without capabilities."""
-    out = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-           "--die-with-parent", "--new-session"]
+    namespaces (and a user namespace when the arena is not root): the system folders and
+    ``read_only`` read-only, a private ``/tmp`` and ``/dev/shm``, ``workdir`` its only
+    writable folder, as ``uid`` without capabilities. Paths of ``hide`` that fall inside a
+    visible folder (the results, the logs) are covered by an empty one. ``nproc`` caps the
+    processes and threads of the bot's user namespace (``prlimit`` inside the sandbox, where
+    the count is the bot's own); the bot's stdout is expected on descriptor 3."""
+    out = [bwrap, *(["--unshare-user"] if os.geteuid() != 0 else []), "--unshare-ipc", "--unshare-pid",
+           "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     for d in SYSTEM_DIRS:
         if os.path.islink(d):
             out += ["--symlink", os.readlink(d), d]
@@ -505,13 +463,19 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
                 made.add(parent)
         out += [flag, path, path]
         made.add(path)
-    out += ["--chdir", workdir]
+    for path in sorted({os.path.realpath(h) for h in hide if h}):
+        # strictly inside a visible folder: the program's own folder itself stays visible
+        if _under(path, read_only) and path not in read_only and not _under(workdir, [path]) \
+                and not any(_under(p, [path]) for p in read_only) and os.path.exists(path):
+            out += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+    out += ["--chdir", workdir, "--"]
     if uid is not None:
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        out += ["--", setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+        out += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                 "--bounding-set=-all", "--no-new-privs", "--"]
-    else:
-        out += ["--"]
+    out += STDOUT_SHIM
+    if nproc:
+        out += [shutil.which("prlimit") or "/usr/bin/prlimit", f"--nproc={nproc}:{nproc}", "--"]
     return out + list(argv)
 
 
@@ -533,16 +497,26 @@ class Launch:
     bridge: str | None = None
     uid: int | None = None
     lease: UidLease | None = None
+    stdout_fd3: bool = False    # strict: the transport passes the bot's stdout as descriptor 3
+    tree: bool = False          # strict: every process of the bot is below the started one (PID namespace)
+    root_pid: int = -1
+    cpu_cap: float = 0.0        # strict without a cpu cgroup: cores the arena lets the tree use
     _exceeded: bool = False
+    _throttled: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
     _frozen: bool = False
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def started(self, pid: int) -> None:
-        """Called once the process runs: start RSS polling if it is the memory cap."""
-        if self.rss_limit:
-            threading.Thread(target=self._poll_rss, args=(pid,), daemon=True, name=f"rss-{pid}").start()
+        """Called once the process runs: start polling the tree where that is the memory cap
+        or the CPU cap."""
+        self.root_pid = pid
+        if self.rss_limit or (self.cpu_cap and self.tree):
+            threading.Thread(target=self._poll, args=(pid,), daemon=True, name=f"poll-{pid}").start()
 
     def _members(self, pid: int) -> list[int]:
+        if self.tree:
+            return descendants(pid)
         members = set(session_members(pid))
         if self.cgroup is not None:
             members.update(self.cgroup.pids_in())
@@ -550,25 +524,53 @@ class Launch:
             members.update(_proc_uids().get(self.uid, []))
         return sorted(members)
 
-    def _poll_rss(self, pid: int) -> None:
+    def _over_memory(self, pid: int) -> bool:
         page = os.sysconf("SC_PAGE_SIZE")
+        total = 0
+        members = self._members(pid)
+        for member in members:
+            try:
+                with open(f"/proc/{member}/statm", "rb") as f:
+                    total += int(f.read().split()[1]) * page
+            except (OSError, IndexError, ValueError):
+                pass
+        if total <= self.rss_limit:
+            return False
+        self._exceeded = True
+        for member in members:
+            try:
+                os.kill(member, signal.SIGKILL)
+            except OSError:
+                pass
+        return True
+
+    def _poll(self, pid: int) -> None:
+        """Every ``rss_poll_s``: the memory cap (resident memory of the tree) and the CPU cap
+        (a budget of ``cpu_cap`` CPU-seconds a second, with half a second of burst: a tree
+        over budget is stopped until it is back within it)."""
+        throttle = bool(self.cpu_cap and self.tree)
+        burst = 0.5 * self.cpu_cap
+        allowance, last_cpu, last = burst, 0.0, time.monotonic()
         while not self._stop.wait(self.rss_poll_s):
-            total = 0
-            members = self._members(pid)
-            for member in members:
-                try:
-                    with open(f"/proc/{member}/statm", "rb") as f:
-                        total += int(f.read().split()[1]) * page
-                except (OSError, IndexError, ValueError):
-                    pass
-            if total > self.rss_limit:
-                self._exceeded = True
-                for member in members:
-                    try:
-                        os.kill(member, signal.SIGKILL)
-                    except OSError:
-                        pass
+            if self.rss_limit and self._over_memory(pid):
                 return
+            if not throttle:
+                continue
+            now, cpu = time.monotonic(), tree_cpu_seconds(pid)
+            allowance = min(burst, allowance + self.cpu_cap * (now - last)) - max(0.0, cpu - last_cpu)
+            last, last_cpu = now, max(cpu, last_cpu)
+            if allowance >= 0:
+                continue
+            with self._lock:
+                if self._frozen or not stop_tree(pid, 0.2):
+                    continue
+                self._throttled = True
+            self._stop.wait(-allowance / self.cpu_cap)
+            with self._lock:
+                if not self._frozen:
+                    continue_tree(pid)
+                self._throttled = False
+            allowance, last = 0.0, time.monotonic()
 
     def memory_exceeded(self) -> bool:
         """True if the bot was killed for going over its memory cap."""
@@ -579,42 +581,63 @@ class Launch:
         return self.memory_exceeded() or (self.cgroup is not None and self.cgroup.memory and self.cgroup.hit_limit())
 
     @property
-    def accounts_tree(self) -> bool:
-        """True if :meth:`cpu_seconds` counts every process of the bot (a cpuacct cgroup)."""
+    def _cgroup_cpu(self) -> bool:
         return self.cgroup is not None and self.cgroup.cpuacct
+
+    @property
+    def accounts_tree(self) -> bool:
+        """True if :meth:`cpu_seconds` counts every process of the bot (a cpuacct cgroup, or
+        strict's PID namespace walked in ``/proc``)."""
+        return self._cgroup_cpu or (self.tree and self.root_pid > 0)
 
     def cpu_seconds(self) -> float:
         """CPU time of the bot's whole tree, children in other sessions included."""
-        return self.cgroup.cpu_seconds() if self.cgroup is not None else 0.0
+        if self._cgroup_cpu:
+            return self.cgroup.cpu_seconds()
+        return tree_cpu_seconds(self.root_pid) if self.tree and self.root_pid > 0 else 0.0
 
     @property
     def can_freeze(self) -> bool:
-        """True if :meth:`freeze` stops the whole tree (a freezer cgroup)."""
-        return self.cgroup is not None and self.cgroup.freezer
+        """True if :meth:`freeze` stops the whole tree (a freezer cgroup, or SIGSTOP to every
+        process of strict's PID namespace)."""
+        return (self.cgroup is not None and self.cgroup.freezer) or (self.tree and self.root_pid > 0)
 
     def freeze(self) -> bool:
         """Freeze every process of the bot (``pause_idle``)."""
-        if self.can_freeze and self.cgroup.freeze(True):
-            self._frozen = True
-        return self._frozen
+        with self._lock:
+            if self._frozen:
+                return True
+            if self.cgroup is not None and self.cgroup.freezer:
+                self._frozen = self.cgroup.freeze(True)
+            if not self._frozen and self.tree and self.root_pid > 0:
+                self._frozen = stop_tree(self.root_pid)
+                if not self._frozen:
+                    continue_tree(self.root_pid)
+            return self._frozen
 
     def thaw(self) -> None:
         """Undo :meth:`freeze`."""
-        if self._frozen and self.cgroup is not None:
-            self.cgroup.freeze(False)
-        self._frozen = False
+        with self._lock:
+            if self._frozen:
+                if self.cgroup is not None and self.cgroup.freezer:
+                    self.cgroup.freeze(False)
+                if self.tree and self.root_pid > 0 and not self._throttled:
+                    continue_tree(self.root_pid)
+            self._frozen = False
 
     def kill_extra(self) -> None:
-        """Kill what the process group kill cannot reach: every process of the bot's cgroup
-        and of its user id, whatever session it moved to."""
+        """Kill what the process group kill cannot reach: every process of the bot's cgroup,
+        of its user id and of its PID namespace, whatever session it moved to."""
         self._stop.set()
         self.thaw()
-        if self.cgroup is not None:
-            for pid in self.cgroup.pids_in():
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        pids = set(self.cgroup.pids_in()) if self.cgroup is not None else set()
+        if self.tree and self.root_pid > 0:
+            pids.update(descendants(self.root_pid))
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         if self.uid is not None:
             kill_uid(self.uid)
 
@@ -627,7 +650,6 @@ class Launch:
             self.cgroup = None
         if self.lease is not None:
             self.lease.release()
-            remove_owned(self.lease.uid)
             self.lease = None
         if self.tmpdir:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
@@ -640,18 +662,29 @@ class Launch:
 class Sandbox:
     """A sandbox tier for the bots of one game; :meth:`prepare` one :class:`Launch` per bot.
 
-    ``tier`` may fall back: ``Sandbox("strict", fallback="basic")`` runs ``basic`` (and
-    says why in :meth:`record`) where strict cannot run; without a fallback that is a
-    :class:`SandboxError` naming what is missing and how to install it."""
+    ``tier`` is ``"auto"`` (the strongest this machine offers this user, see
+    :func:`best_tier`) or a tier's name. Strict may fall back: ``Sandbox("strict",
+    fallback="basic")`` runs ``basic`` (and says why in :meth:`record`) where strict cannot
+    run; without a fallback that is a :class:`SandboxError` naming what is missing and how
+    to install it. ``hide`` names paths no bot may see even where they lie inside a folder
+    it sees (the results, the logs, a league's file)."""
 
-    def __init__(self, tier: str = "basic", limits: Limits | None = None, use_cgroups: bool = True,
-                 fallback: str | None = None):
-        for name in (tier, fallback):
-            if name is not None and name not in TIERS:
-                raise SandboxError(f"unknown sandbox tier {name!r} (tiers: {', '.join(TIERS)})")
+    def __init__(self, tier: str = "auto", limits: Limits | None = None, use_cgroups: bool = True,
+                 fallback: str | None = None, hide=()):
+        if tier not in REQUESTABLE:
+            raise SandboxError(f"unknown sandbox tier {tier!r} (tiers: {', '.join(REQUESTABLE)})")
+        if fallback is not None and fallback not in TIERS:
+            raise SandboxError(f"unknown sandbox tier {fallback!r} (tiers: {', '.join(TIERS)})")
         self.requested = tier
         self.fallback_reason = ""
-        if tier == "strict":
+        if tier == "auto":
+            tier, self.fallback_reason = best_tier()
+            if tier is None:
+                raise SandboxError(
+                    f"no sandbox tier that keeps bots away from the arena can run here: {self.fallback_reason}. "
+                    "Install bubblewrap (apt-get install bubblewrap), or name a weaker tier to run bots as your "
+                    "own user anyway (--sandbox basic, or sandbox: basic in a tournament file)")
+        elif tier == "strict":
             why = strict_missing(use_cgroups)
             if why:
                 if fallback is None or fallback == "strict":
@@ -660,22 +693,26 @@ class Sandbox:
         self.tier = tier
         self.limits = limits or Limits()
         self.use_cgroups = use_cgroups
+        self.hide = [str(h) for h in hide if h]
         self.launches: list[Launch] = []
 
-    def prepare(self, argv: list[str], label: str = "bot") -> Launch:
-        """Working dir, environment, user, cgroup and pre-exec function of one bot."""
+    def prepare(self, argv: list[str], label: str = "bot", program_dir: str | None = None) -> Launch:
+        """Working dir, environment, user, cgroup and pre-exec function of one bot.
+        ``program_dir``: the bot's own folder (a bot package's), shown read-only under strict."""
         launch = Launch(list(argv), protections=["process_group"])
         self.launches.append(launch)
         try:
-            self._prepare(launch, label)
+            self._prepare(launch, label, program_dir)
         except BaseException:
             launch.cleanup()
             raise
         return launch
 
-    def _prepare(self, launch: Launch, label: str) -> None:
+    def _prepare(self, launch: Launch, label: str, program_dir: str | None) -> None:
         lim = self.limits
         argv = launch.argv
+        root = os.geteuid() == 0
+        strict = self.tier == "strict"
         env = {k: v for k, v in os.environ.items() if k in ENV_KEEP or k.startswith("LC_")}
         rlimits: list[tuple[int, int]] = []
         if self.tier != "none":
@@ -689,7 +726,7 @@ class Sandbox:
                        ((resource.RLIMIT_CPU, lim.cpu_s), (resource.RLIMIT_NOFILE, lim.nofile),
                         (resource.RLIMIT_FSIZE, lim.fsize_mb << 20), (resource.RLIMIT_CORE, 0))]
         # every tier: an unprivileged user id of the bot's own when the arena is root
-        if os.geteuid() == 0:
+        if root:
             launch.lease = UidLease()
             launch.uid = launch.lease.uid
             if launch.tmpdir:
@@ -697,21 +734,41 @@ class Sandbox:
             if self.tier != "none":
                 rlimits.append((resource.RLIMIT_NPROC, _capped(resource.RLIMIT_NPROC, lim.pids)))
                 launch.protections.append("rlimit_nproc")
+        elif strict:
+            launch.unavailable.append({"protection": "unprivileged_user", "reason":
+                                       "the arena does not run as root, so the bot runs as the arena's user, in a "
+                                       "user namespace of its own"})
+            if shutil.which("prlimit"):
+                launch.protections.append("rlimit_nproc")  # set inside, counted in the bot's user namespace
+            else:
+                launch.unavailable.append({"protection": "rlimit_nproc", "reason": "prlimit (util-linux) is not "
+                                           "installed"})
         else:
             launch.unavailable.append({"protection": "unprivileged_user", "reason":
                                        "the arena does not run as root, so the bot runs as the arena's user"})
-        self._cgroup(launch, caps=self.tier == "strict")
-        if launch.uid is not None or launch.cgroup is not None:
+        launch.tree = strict
+        self._cgroup(launch, caps=strict)
+        if launch.uid is not None or launch.cgroup is not None or strict:
             launch.protections.append("tree_kill")
         else:
             launch.unavailable.append({"protection": "tree_kill", "reason": "no bot user id and no cgroup: a "
                                        "process that leaves the bot's session may outlive the game"})
-        if self.tier == "strict":
-            self._strict(launch, env, rlimits)
+        if strict:
+            self._strict(launch, env, rlimits, program_dir)
             return
-        unshare, mounts, setuid = 0, [], None
+        unshare, mounts, setuid, steps = 0, [], None, []
+        ipc, why = ipcns_available()
+        if ipc:
+            if root:
+                unshare |= CLONE_NEWIPC
+            else:
+                steps.append(_unshare_ipc(os.geteuid(), os.getegid()))
+            launch.protections.append("ipc_namespace")
+        else:
+            launch.unavailable.append({"protection": "ipc_namespace", "reason": why})
         if launch.uid is not None:
-            blocked = [a for a in _program_files(argv, env) if not world_accessible(a)]
+            exe, script = program_files(argv, env)
+            blocked = [a for a in (exe, script) if a and not world_accessible(a)]
             if launch.cwd is None and not _enterable(os.getcwd()):
                 # none: the arena's folder is closed to the bot's user, so it gets a folder of its own
                 launch.tmpdir = launch.cwd = _new_dir(label)
@@ -733,7 +790,7 @@ class Sandbox:
             setuid = (launch.uid, launch.uid)
             launch.protections.append("unprivileged_user")
         procs = launch.cgroup.procs_paths if launch.cgroup is not None else []
-        launch.preexec_fn = _make_preexec(rlimits, procs, unshare, mounts, setuid)
+        launch.preexec_fn = _make_preexec(rlimits, procs, unshare, mounts, setuid, steps)
 
     def _cgroup(self, launch: Launch, caps: bool) -> None:
         lim = self.limits
@@ -744,12 +801,13 @@ class Sandbox:
             except OSError as exc:
                 reason = f"cannot set up a cgroup ({exc.strerror})"
         cg = launch.cgroup
-        if cg is not None and cg.cpuacct:
+        tree = launch.tree  # strict: the PID namespace holds the tree, /proc gives what a cgroup would
+        if (cg is not None and cg.cpuacct) or tree:
             launch.protections.append("cpu_accounting_tree")
         else:
             launch.unavailable.append({"protection": "cpu_accounting_tree", "reason":
                                        f"{reason or 'no cpuacct controller'}; CPU of children is counted once reaped"})
-        if cg is not None and cg.freezer:
+        if (cg is not None and cg.freezer) or tree:
             launch.protections.append("freezer")
         if not caps:
             return
@@ -764,24 +822,38 @@ class Sandbox:
         if cg is not None and cg.pids:
             launch.protections.append("cgroup_pids")
         else:
-            launch.unavailable.append({"protection": "cgroup_pids", "reason": reason or "no pids controller"})
+            launch.unavailable.append({"protection": "cgroup_pids", "reason": f"{reason or 'no pids controller'}"
+                                       + ("; RLIMIT_NPROC caps the bot's processes" if "rlimit_nproc" in
+                                          launch.protections else "")})
         if cg is not None and cg.cpu:
             launch.protections.append("cgroup_cpu")
         elif lim.cpus:
-            launch.unavailable.append({"protection": "cgroup_cpu", "reason": reason or "no cpu controller"})
+            # the arena throttles the tree itself: SIGSTOP while it is over its share of CPU
+            launch.cpu_cap = lim.cpus
+            launch.rss_poll_s = lim.rss_poll_ms / 1000
+            launch.protections.append("cpu_throttle")
+            launch.unavailable.append({"protection": "cgroup_cpu", "reason": f"{reason or 'no cpu controller'}; "
+                                       "the arena throttles the bot's tree to its CPU share instead"})
 
-    def _strict(self, launch: Launch, env: dict, rlimits) -> None:
+    def _strict(self, launch: Launch, env: dict, rlimits, program_dir: str | None) -> None:
         """The bot inside bubblewrap: its own namespaces, a read-only view, its own uid."""
         exe, _ = bwrap_status()
         if launch.uid is not None:
-            closed = [f for f in _program_files(launch.argv, env) if not os.stat(f).st_mode & 0o004]
+            closed = [f for f in program_files(launch.argv, env) if f and not os.stat(f).st_mode & 0o004]
             if closed:
                 raise SandboxError(f"{closed[0]} is not readable by an unprivileged user; make it readable by "
                                    "others (bots never run as root)")
-        launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir, _read_only_paths(launch.argv, env), launch.uid)
+        nproc = None
+        if launch.uid is None and "rlimit_nproc" in launch.protections:
+            nproc = self.limits.pids + 1  # the namespace's first process is bubblewrap's
+        launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir, _read_only_paths(launch.argv, env, program_dir),
+                                 launch.uid, hide=self.hide, nproc=nproc)
+        launch.stdout_fd3 = True
         launch.protections += ["bubblewrap", "pid_namespace", "ipc_namespace", "uts_namespace", "mount_namespace",
                                "no_network", "private_tmp", "read_only_view"]
-        if launch.uid is not None:
+        if launch.uid is None:
+            launch.protections.append("user_namespace")
+        else:
             launch.protections.append("unprivileged_user")
         procs = launch.cgroup.procs_paths if launch.cgroup is not None else []
         launch.preexec_fn = _make_preexec(rlimits, procs, 0, [], None)
@@ -792,9 +864,12 @@ class Sandbox:
             launch.cleanup()
 
     def record(self) -> dict:
-        """``{"tier", "protections", "unavailable"}`` (and ``"requested"``, ``"fallback_reason"``
-        when strict fell back): what was in force for every bot of the game."""
+        """``{"tier", "protections", "unavailable"}`` (and ``"requested"``, plus
+        ``"fallback_reason"`` when the tier is weaker than strict): what was in force for
+        every bot of the game."""
         out = {"tier": self.tier, "protections": [], "unavailable": []}
+        if self.requested != self.tier:
+            out["requested"] = self.requested
         if self.fallback_reason:
             out.update(requested=self.requested, fallback_reason=self.fallback_reason)
         if not self.launches:
@@ -811,28 +886,33 @@ class Sandbox:
         return out
 
 
+def describe(record: dict) -> str:
+    """One line on the tier a game ran in: which, why (for ``auto``) and what was missing."""
+    tier = record.get("tier", "?")
+    line = f"sandbox: {tier}"
+    if record.get("requested") == "auto":
+        line += " (the strongest tier here" + (f"; not strict: {record['fallback_reason']}"
+                                                if record.get("fallback_reason") else "") + ")"
+    elif record.get("fallback_reason"):
+        line += f" (instead of {record.get('requested')}: {record['fallback_reason']})"
+    missing = [u["protection"] for u in record.get("unavailable", [])]
+    if missing:
+        line += "; not in force: " + ", ".join(missing)
+    return line
+
+
 def _capped(which: int, value: int) -> int:
     """``value``, or the current hard limit if that is lower (an unprivileged arena cannot raise it)."""
     hard = resource.getrlimit(which)[1]
     return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
-def _program_files(argv: list[str], env: dict) -> list[str]:
-    """The executable and any script files named on the command line."""
-    out = []
-    exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH"))
-    if exe:
-        out.append(os.path.realpath(exe))
-    out += [a for a in argv[1:] if os.path.isfile(a)]
-    return out
-
-
-def _make_preexec(rlimits, procs, unshare: int, mounts: list[tuple[bytes, bytes]], setuid):
+def _make_preexec(rlimits, procs, unshare: int, mounts: list[tuple[bytes, bytes]], setuid, steps=()):
     """The function the child runs between fork and exec (no allocation-heavy work).
 
-    In order: join the cgroup, enter new namespaces (mounts, made private before the
-    bridges' bind mounts so nothing leaks to the host), set the rlimits, drop to the
-    unprivileged user."""
+    In order: join the cgroup, run ``steps`` (an ordinary user's IPC namespace), enter new
+    namespaces (mounts, made private before the bridges' bind mounts so nothing leaks to the
+    host), set the rlimits, drop to the unprivileged user."""
     libc = _libc() if unshare else None
 
     def preexec() -> None:
@@ -843,6 +923,8 @@ def _make_preexec(rlimits, procs, unshare: int, mounts: list[tuple[bytes, bytes]
                 os.write(fd, pid)
             finally:
                 os.close(fd)
+        for step in steps:
+            step()
         if unshare:
             if libc.unshare(unshare) != 0:
                 raise OSError(ctypes.get_errno(), "unshare() failed")

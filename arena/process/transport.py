@@ -118,8 +118,9 @@ class LineTransport:
 
     def __init__(self, argv: list[str], *, cwd: str | None = None, env: dict | None = None,
                  preexec_fn=None, stderr_path: str | Path | None = None, stderr_cap: int = STDERR_CAP,
-                 max_line: int = MAX_LINE, max_output: int = MAX_OUTPUT, on_kill=None):
+                 max_line: int = MAX_LINE, max_output: int = MAX_OUTPUT, on_kill=None, stdout_fd3: bool = False):
         self.argv = list(argv)
+        self.stdout_fd3 = stdout_fd3
         self.cwd = cwd
         self.env = env
         self.preexec_fn = preexec_fn
@@ -143,6 +144,7 @@ class LineTransport:
         self.paused = False
         self.output_count = 0
         self._stat_fd = -1
+        self._out_file = None
         self.returncode: int | None = None
 
     # ------------------------------------------------------------------ life cycle
@@ -150,16 +152,34 @@ class LineTransport:
         """Start the process in a new session; raises :class:`BotCrashed` if it cannot start."""
         if self.state is not State.NEW:
             raise TransportStateError("the transport was already started")
+        out_r = out_w = -1
+        stdout, preexec, pass_fds = subprocess.PIPE, self.preexec_fn, ()
+        if self.stdout_fd3:
+            # the program's stdout is descriptor 3; what it starts with as fd 1 goes nowhere
+            out_r, out_w = os.pipe()
+            stdout, pass_fds, inner = subprocess.DEVNULL, (3,), self.preexec_fn
+
+            def preexec():
+                os.dup2(out_w, 3)
+                if inner is not None:
+                    inner()
         try:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.cwd, env=self.env, preexec_fn=self.preexec_fn, start_new_session=True,
-                bufsize=0, close_fds=True)
+                self.argv, stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.PIPE,
+                cwd=self.cwd, env=self.env, preexec_fn=preexec, start_new_session=True,
+                bufsize=0, close_fds=True, pass_fds=pass_fds)
         except (OSError, subprocess.SubprocessError) as exc:
             self.state = State.CLOSED
+            if out_r >= 0:
+                os.close(out_r)
             raise BotCrashed(f"cannot start {' '.join(self.argv)}: {exc}") from None
+        finally:
+            if out_w >= 0:
+                os.close(out_w)
         self.pid = self.proc.pid
-        self._out_fd = self.proc.stdout.fileno()
+        if out_r >= 0:
+            self._out_file = os.fdopen(out_r, "rb", buffering=0)
+        self._out_fd = (self._out_file or self.proc.stdout).fileno()
         self._in_fd = self.proc.stdin.fileno()
         os.set_blocking(self._out_fd, False)
         os.set_blocking(self._in_fd, False)
@@ -368,9 +388,10 @@ class LineTransport:
         if self.on_kill is not None:
             self.on_kill()
         code = self.wait(2.0)
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.proc.stdin, self.proc.stdout, self._out_file):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
         if self._err_thread is not None:
