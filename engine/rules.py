@@ -254,6 +254,8 @@ class Ruleset:
       may not see of another seat's action (see :mod:`engine.events`).
     - ``enumerate`` / ``enumerate_master`` / ``enumerate_finish``: legal-action listing.
     - ``decision_options``: phase -> ``fn(game) -> list`` of options of an open decision.
+    - ``deck_sizes``: ``(white, black)``, the full decks a deal holds (R1.1): a deal book
+      must hold them (:func:`engine.deal.check_full`) unless it is a test book.
     - ``caches``: every memo dict a variant keeps on the ruleset, so that
       :meth:`clear_caches` can empty them.
     """
@@ -289,6 +291,8 @@ class Ruleset:
         self.reward: Callable | None = None
         self.take_checks: list[Callable] = []
         self.take_cards: dict[type, Callable] = {}
+        # the full decks a deal holds (R1.1): every white puzzle, black_deck_size blacks
+        self.deck_sizes = (sum(1 for p in self.puzzles if p.color == "white"), params["black_deck_size"])
         self.action_filters: list[Callable] = []
         self.turn_end_hooks: list[Callable] = []
         self.end_check: Callable | None = None

@@ -96,6 +96,7 @@ def arena_rules_configure(variant, ruleset):
     rs.handlers.pop(TakePuzzle, None)
     rs.handlers[GridTake] = (ACTION, apply_grid_take)
     rs.take_cards.pop(TakePuzzle, None)
+    rs.deck_sizes = (min(rs.params["solo.white_cards"], rs.deck_sizes[0]), rs.params["black_deck_size"])
     rs.take_cards[GridTake] = grid_card
     rs.take_actions = [[], []]
     rs.all_takes = []

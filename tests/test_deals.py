@@ -88,7 +88,7 @@ def test_a_tournament_file_names_its_book_and_bad_books_name_the_line(tmp_path):
     (tmp_path / "t.yaml").write_text("name: t\nbots: [greedy, random]\ndeals: book.jsonl\n")
     with pytest.raises(ConfigError, match=r"t.yaml, line 3, field 'deals': .*book.jsonl, line 2: deal: B03 is a black"):
         load_config(tmp_path / "t.yaml")
-    (tmp_path / "book.jsonl").write_text('{"white": ["W01", "W02"], "black": ["B01", "B02"]}\n')
+    (tmp_path / "book.jsonl").write_text('# test-book: two short decks\n{"white": ["W01", "W02"], "black": ["B01", "B02"]}\n')
     cfg = load_config(tmp_path / "t.yaml")
     assert cfg.deal_for(0) == cfg.deal_for(7) == {"white": ["W01", "W02"], "black": ["B01", "B02"]}
     assert "deals" in cfg.fingerprint()

@@ -4,7 +4,9 @@ A deal book is a file of explicit deals, one JSON object per line
 (``{"white": [ids, top first], "black": [ids, top first]}``, see ``engine/deal.py``).
 ``deals: book.jsonl`` in a tournament, experiment or league file, or ``--deals`` on the
 command line, makes group ``i`` play deal ``i`` (seat-rotated as always; the book is cycled
-when there are more groups than deals).
+when there are more groups than deals). Every deal must hold the full decks the rules deal
+(R1.1-R1.2), unless the book marks itself as a test book with a ``# test-book`` line
+before its first deal.
 """
 
 from __future__ import annotations
@@ -56,9 +58,18 @@ def deals_check_cmd(
     param: List[str] = typer.Option([], "--param", metavar="NAME=VALUE", help="A rule parameter (repeatable)."),
     players: int = typer.Option(2, "--players", "--seats", min=1, max=4, metavar="N", help="Seats."),
 ) -> None:
-    """Check every deal of a book against the rules; a bad deal is named by its line."""
+    """Check every deal of a book against the rules; a bad deal is named by its line.
+
+    Each deal must hold the full decks the rules deal (R1.1-R1.2): every white puzzle and
+    black_deck_size black ones. A book of short decks (for tests) says so with a
+    `# test-book` line before its first deal."""
     from engine import compile_rules
-    from engine.deal import load_book
+    from engine.deal import is_test_book, load_book
 
     deals = load_book(book, compile_rules(parse_rules(rules, param), players))
-    typer.echo(f"{book}: {len(deals)} deals, all valid for rules {parse_rules(rules, param).label()}")
+    try:
+        test = is_test_book(book.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        test = False
+    typer.echo(f"{book}: {len(deals)} deals, all valid for rules {parse_rules(rules, param).label()}"
+               + (" (a test book: its decks may be short)" if test else ", full decks"))
