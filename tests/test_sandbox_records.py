@@ -79,3 +79,43 @@ def test_a_tournament_file_may_name_a_fallback_tier(tmp_path):
         load_config(write(tmp_path, "{fallback: basic}"))
     with pytest.raises(ConfigError, match="unknown key"):
         load_config(write(tmp_path, "{tier: strict, fallbak: basic}"))
+
+
+# ------------------------------------------------------------------ no tier named: auto
+def test_with_no_tier_named_a_game_runs_in_strict_and_says_so_in_one_line():
+    require_strict()
+    res = play("--json")
+    assert res.exit_code == 0, res.output
+    record = json.loads(res.output.splitlines()[-1])["sandbox"]
+    assert record["tier"] == "strict" and record["requested"] == "auto" and "fallback_reason" not in record
+    said = [line for line in res.output.splitlines() if line.startswith("arena: sandbox:")]
+    assert len(said) == 1 and said[0].startswith("arena: sandbox: strict (the strongest tier here")
+
+
+def test_without_bubblewrap_root_falls_back_to_basic_and_the_record_says_why(no_bwrap):
+    res = play("--json")
+    assert res.exit_code == 0, res.output
+    record = json.loads(res.output.splitlines()[-1])["sandbox"]
+    assert record["tier"] == "basic" and record["requested"] == "auto" and record["fallback_reason"] == MISSING
+    if sandbox.os.geteuid() == 0:
+        assert "unprivileged_user" in record["protections"]
+
+
+def test_an_ordinary_user_without_bubblewrap_gets_a_sentence_not_a_weak_tier(no_bwrap, monkeypatch):
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    with pytest.raises(sandbox.SandboxError) as err:
+        sandbox.Sandbox()
+    text = str(err.value)
+    assert "no sandbox tier that keeps bots away from the arena can run here" in text
+    assert "apt-get install bubblewrap" in text and "--sandbox basic" in text
+    monkeypatch.undo()
+    assert sandbox.Sandbox("basic").tier == "basic", "a weaker tier named by the user is still given"
+
+
+def test_a_tournament_file_with_no_sandbox_gets_auto(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\nbots: [random, greedy]\n")
+    assert load_config(path).sandbox == "auto"
+    assert load_config(write(tmp_path, "auto")).sandbox == "auto"
+    with pytest.raises(ConfigError, match="fallback.*'auto' is not one of none, basic, strict"):
+        load_config(write(tmp_path, "{tier: strict, fallback: auto}"))

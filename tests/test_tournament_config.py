@@ -44,7 +44,7 @@ def test_a_good_file_loads_with_defaults(tmp_path):
     cfg = load_config(write(tmp_path, GOOD))
     assert (cfg.name, cfg.seats, cfg.format, cfg.rounds, cfg.seed) == ("t", 2, "round-robin", 2, 3)
     assert [b.name for b in cfg.bots] == ["greedy", "random"]
-    assert cfg.fault_policy == "forfeit" and cfg.sandbox == "basic" and cfg.executor == "local"
+    assert cfg.fault_policy == "forfeit" and cfg.sandbox == "auto" and cfg.executor == "local"
     assert cfg.time_control["move_ms"] == 1000
 
 

@@ -22,12 +22,13 @@ _warned: set = set()
 
 
 def warn_sandbox(record: dict) -> None:
-    """Print each protection that was not in force, once per process."""
-    for item in record.get("unavailable", []):
-        key = (item["protection"], item["reason"])
-        if key not in _warned:
-            _warned.add(key)
-            typer.echo(f"arena: warning: sandbox {record['tier']}: {item['protection']} is not in force: {item['reason']}", err=True)
+    """Print the tier the game had and what was not in force, in one line, once per process."""
+    from ..process.sandbox import describe
+
+    line = describe(record)
+    if line not in _warned:  # the reasons are in the record (--json)
+        _warned.add(line)
+        typer.echo(f"arena: {line}", err=True)
 
 
 def seat_name(argv: list[str]) -> str:
@@ -47,7 +48,7 @@ def play_cmd(
     deal: Optional[Path] = typer.Option(None, "--deal", help="JSON file with both decks' orders: {\"white\": [...], \"black\": [...]}."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
     replay: Optional[Path] = typer.Option(None, "--replay", help="Write the replay (JSON, with per-move times and faults) to this file."),
-    sandbox: str = typer.Option("basic", "--sandbox", help="none, basic or strict (see docs/protocol.md; strict needs bubblewrap)."),
+    sandbox: str = typer.Option("auto", "--sandbox", help="auto (the strongest tier here: strict where bubblewrap works), none, basic or strict (see docs/protocol.md)."),
     sandbox_fallback: Optional[str] = typer.Option(None, "--sandbox-fallback", help="The tier to play where --sandbox strict cannot run (the result says which tier the game had)."),
     move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time limit of one move, in milliseconds."),
     game_ms: Optional[int] = typer.Option(None, "--game-ms", min=0, help="Time budget of a whole game (chess clock), in milliseconds."),

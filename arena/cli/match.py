@@ -322,7 +322,7 @@ def match_cmd(
     startup_ms: int = typer.Option(10000, "--startup-ms", metavar="MS", min=1, help="Time limit of the handshake."),
     fault_policy: str = typer.Option("forfeit", "--fault-policy", metavar="POLICY",
                                      help="forfeit (the seat passes for the rest of the game, R7.3) or random."),
-    sandbox: str = typer.Option("basic", "--sandbox", metavar="TIER", help="none, basic or strict (see docs/protocol.md)."),
+    sandbox: str = typer.Option("auto", "--sandbox", metavar="TIER", help="auto (the strongest tier here: strict where bubblewrap works), none, basic or strict (see docs/protocol.md)."),
     inprocess: bool = typer.Option(False, "--inprocess",
                                    help="Play built-in bots inside the workers (no bot processes; fastest)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="DIR",

@@ -886,6 +886,20 @@ class Sandbox:
         return out
 
 
+def announce(spec="auto", limits: Limits | None = None) -> str:
+    """The one line a run prints before its first game: the tier its games get (``spec``: a
+    tier's name or ``{"tier", "fallback"}``) and what will not be in force, read off a trial
+    launch that starts nothing. Raises :class:`SandboxError` (a sentence) where no game could
+    start."""
+    tier, fallback = (spec.get("tier", "auto"), spec.get("fallback")) if isinstance(spec, dict) else (spec, None)
+    sandbox = Sandbox(tier or "auto", limits, fallback=fallback)
+    try:
+        sandbox.prepare(["true"], label="announce")
+    finally:
+        sandbox.cleanup()
+    return "arena: " + describe(sandbox.record())
+
+
 def describe(record: dict) -> str:
     """One line on the tier a game ran in: which, why (for ``auto``) and what was missing."""
     tier = record.get("tier", "?")

@@ -22,7 +22,8 @@ from .yamlsource import ConfigError, Source, load_with_lines
 
 FORMATS = ("round-robin", "gauntlet", "sprt", "swiss")
 FAULT_POLICIES = ("forfeit", "random")
-SANDBOX_TIERS = ("none", "basic", "strict")
+SANDBOX_TIERS = ("auto", "none", "basic", "strict")
+FALLBACK_TIERS = ("none", "basic", "strict")
 EXECUTORS = ("local", "dask")
 PLAY_MODES = ("bots", "inprocess")
 
@@ -37,7 +38,7 @@ TOP_KEYS = {
     "seed": "the tournament's seed",
     "time_control": "move_ms, game_ms, increment_ms, startup_ms, grace_ms",
     "fault_policy": "forfeit or random",
-    "sandbox": "none, basic or strict, or {tier: strict, fallback: basic}",
+    "sandbox": "auto (the default: the strongest tier here), none, basic or strict, or {tier: strict, fallback: basic}",
     "concurrency": "games played at once",
     "executor": "local or dask, and how games are played",
     "output": "the output folder",
@@ -185,7 +186,7 @@ def validate(src: Source) -> TournamentConfig:
     seed = _int(src, ("seed",), doc.get("seed", 0), 0)
     tc = _time_control(src, doc.get("time_control"))
     fault = _choice(src, ("fault_policy",), doc.get("fault_policy", "forfeit"), FAULT_POLICIES)
-    sandbox = _sandbox(src, doc.get("sandbox", "basic"))
+    sandbox = _sandbox(src, doc.get("sandbox", "auto"))
     conc = _int(src, ("concurrency",), doc.get("concurrency", os.cpu_count() or 1), 1)
     if play == "inprocess":
         for i, b in enumerate(bots):
@@ -325,7 +326,7 @@ def _sandbox(src, value) -> str | dict:
     fallback = obj.get("fallback")
     if fallback is None:
         return tier
-    return {"tier": tier, "fallback": _choice(src, ("sandbox", "fallback"), fallback, SANDBOX_TIERS)}
+    return {"tier": tier, "fallback": _choice(src, ("sandbox", "fallback"), fallback, FALLBACK_TIERS)}
 
 
 def _mapping(src, path, value, keys) -> dict:

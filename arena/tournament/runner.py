@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ArenaError
-from ..process.sandbox import sweep_stale
+from ..process.sandbox import announce, sweep_stale
 from .config import TournamentConfig
 from .executors import LocalExecutor, WorkerLost
 from .schedule import GameTask, schedule, total_games
@@ -128,7 +128,7 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
     return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": cfg.deal_for(task.group),
             "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
             "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
-            "log_dir": str(output / "logs"), "fresh_process": cfg.fresh_process,
+            "log_dir": str(output / "logs"), "private_paths": [str(output)], "fresh_process": cfg.fresh_process,
             "max_games_per_process": cfg.max_games_per_process}
 
 
@@ -202,6 +202,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     echo = echo or (lambda text: tqdm.write(text, file=sys.stderr))
     output = Path(cfg.output).resolve()
     sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
+    if cfg.play == "bots" and game_fn is None:
+        echo(announce(cfg.sandbox))  # the tier the games get, or a sentence why none can run
     store = Store.open(output)
     try:
         resume = check_resume(store, cfg, allow_changes)
