@@ -1,4 +1,8 @@
-"""``arena replay``: re-simulate a replay and print it turn by turn."""
+"""``arena replay``: re-simulate a replay and print it turn by turn.
+
+Each action is labelled with the round it was played in -- the round before the engine
+applied it (the last action of a round ends it, and the game's counter then already shows
+the next round)."""
 
 from __future__ import annotations
 
@@ -19,6 +23,14 @@ class ReplayFailed(ArenaError):
     exit_code = 3
 
 
+def played_steps(record: dict):
+    """Re-simulate ``record``, yielding ``(index, entry, round it was played in, game after it)``."""
+    current = 1  # a game starts in round 1 (R2)
+    for i, entry, game in steps(record):
+        yield i, entry, current, game
+        current = game.round
+
+
 def show_replay(path: Path, quiet: bool = False, color: bool | None = None) -> None:
     """Print the game in ``path`` and check it reproduces; raises :class:`ReplayFailed`."""
     try:
@@ -28,11 +40,8 @@ def show_replay(path: Path, quiet: bool = False, color: bool | None = None) -> N
         else:
             color = use_color() if color is None else color
             game = None
-            last_round = 0
-            for i, entry, game in steps(record):
-                if game.round != last_round and not game.is_over:
-                    last_round = game.round
-                typer.echo(f"[{i:4}] round {game.round if not game.is_over else '-'}: {describe(entry)}")
+            for i, entry, played_in, game in played_steps(record):
+                typer.echo(f"[{i:4}] round {played_in}: {describe(entry)}")
                 nxt = record["actions"][i + 1] if i + 1 < len(record["actions"]) else None
                 if nxt is None or nxt.get("seat") != entry.get("seat"):
                     for line in render_player(game, entry["seat"], color):
