@@ -285,7 +285,7 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
     if req["replay_path"]:
         hide.append(str(Path(req["replay_path"]).resolve().parent))
     sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"],
-                      hide=hide)
+                      hide=hide, installed_only=all(s["bot"] and not s["cmd"] for s in req["seats"]))
     seats = [_Seat(s["name"], Clock(tc)) for s in req["seats"]]
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
     logs = [(None, None)] * len(seats)

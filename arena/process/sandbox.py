@@ -666,11 +666,12 @@ class Sandbox:
     :func:`best_tier`) or a tier's name. Strict may fall back: ``Sandbox("strict",
     fallback="basic")`` runs ``basic`` (and says why in :meth:`record`) where strict cannot
     run; without a fallback that is a :class:`SandboxError` naming what is missing and how
-    to install it. ``hide`` names paths no bot may see even where they lie inside a folder
+    to install it. ``installed_only``: every bot is a registered one (installed code), so
+    ``auto`` may give an ordinary user without bubblewrap basic. ``hide`` names paths no bot may see even where they lie inside a folder
     it sees (the results, the logs, a league's file)."""
 
     def __init__(self, tier: str = "auto", limits: Limits | None = None, use_cgroups: bool = True,
-                 fallback: str | None = None, hide=()):
+                 fallback: str | None = None, hide=(), installed_only: bool = False):
         if tier not in REQUESTABLE:
             raise SandboxError(f"unknown sandbox tier {tier!r} (tiers: {', '.join(REQUESTABLE)})")
         if fallback is not None and fallback not in TIERS:
@@ -679,6 +680,11 @@ class Sandbox:
         self.fallback_reason = ""
         if tier == "auto":
             tier, self.fallback_reason = best_tier()
+            if tier is None and installed_only:
+                # registered bots are installed code, as trusted as the arena itself (they may
+                # even play in-process): only command-line bots need a tier to hold them
+                tier = "basic"
+                self.fallback_reason += "; every bot is a registered (installed) bot, so they run as your user"
             if tier is None:
                 raise SandboxError(
                     f"no sandbox tier that keeps bots away from the arena can run here: {self.fallback_reason}. "
@@ -886,13 +892,13 @@ class Sandbox:
         return out
 
 
-def announce(spec="auto", limits: Limits | None = None) -> str:
+def announce(spec="auto", limits: Limits | None = None, installed_only: bool = False) -> str:
     """The one line a run prints before its first game: the tier its games get (``spec``: a
     tier's name or ``{"tier", "fallback"}``) and what will not be in force, read off a trial
     launch that starts nothing. Raises :class:`SandboxError` (a sentence) where no game could
     start."""
     tier, fallback = (spec.get("tier", "auto"), spec.get("fallback")) if isinstance(spec, dict) else (spec, None)
-    sandbox = Sandbox(tier or "auto", limits, fallback=fallback)
+    sandbox = Sandbox(tier or "auto", limits, fallback=fallback, installed_only=installed_only)
     try:
         sandbox.prepare(["true"], label="announce")
     finally:

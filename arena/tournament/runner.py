@@ -203,7 +203,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     output = Path(cfg.output).resolve()
     sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
     if cfg.play == "bots" and game_fn is None:
-        echo(announce(cfg.sandbox))  # the tier the games get, or a sentence why none can run
+        # the tier the games get, or a sentence why none can run
+        echo(announce(cfg.sandbox, installed_only=all(b.cmd is None for b in cfg.bots)))
     store = Store.open(output)
     try:
         resume = check_resume(store, cfg, allow_changes)
