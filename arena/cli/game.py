@@ -114,6 +114,44 @@ def play_cmd(
         raise ArenaError(out["replay_error"])
 
 
+def play_solo_games(argv: list[str], spec, games: int, seed: int, time_control: dict, sandbox: str,
+                    echo=None) -> list[dict]:
+    """``arena solo --cmd``: the bot started by ``argv`` plays ``games`` solo games (seeds
+    ``seed``, ``seed + 1`` ...) through the referee, its process reused from game to game;
+    returns each game's result (with ``faults``). The bot is handshaken first: one that
+    cannot start stops with a sentence before any game."""
+    from types import SimpleNamespace
+
+    from ..process.pool import ProcessPool
+    from ..process.sandbox import sweep_stale
+    from ..referee import play_game
+    from ..tournament.config import BotEntry
+    from ..tournament.handshake import handshake_commands
+
+    sweep_stale()
+    name = seat_name(argv)
+    handshake_commands(SimpleNamespace(bots=[BotEntry(name, None, tuple(argv))], rules=spec, seats=1,
+                                       time_control=time_control), skip_hint="")
+    pool = ProcessPool()
+    out = []
+    try:
+        for i in range(games):
+            played = play_game({"seats": [{"name": name, "bot": None, "cmd": list(argv), "options": {}}],
+                                "rules": spec.to_json(), "players": 1, "seed": seed + i, "time_control": time_control,
+                                "sandbox": sandbox}, pool)
+            if i == 0:
+                warn_sandbox(played["sandbox"])
+            res = dict(played["result"], faults=played["seats"][0]["faults"])
+            out.append(res)
+            if echo is not None and res["faults"]:
+                f = res["faults"][0]
+                where = "at the start" if f["move"] is None else f"at move {f['move']}"
+                echo(f"arena: game {i + 1} (seed {seed + i}): {name}: {f['verdict']} {where}: {f['detail']}")
+    finally:
+        pool.close()
+    return out
+
+
 @command("cards")
 def cards_cmd(
     card_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A card id (W07, B12, GW03) to draw."),

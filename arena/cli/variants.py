@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import List
+from typing import List, Optional
 
 import typer
 
@@ -78,7 +78,12 @@ def plugins_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSO
 
 @command("solo")
 def solo_cmd(
-    bot: str = typer.Argument(..., help="A built-in bot (played in-process): random, greedy, ..."),
+    bot: Optional[str] = typer.Argument(None, help="A built-in bot (played in-process): random, greedy, ..."),
+    cmd: Optional[str] = typer.Option(None, "--cmd", metavar="COMMAND",
+                                      help="Your own bot, as a command line (e.g. \"python3 my_bot.py\"), played "
+                                           "as a process under the time control and sandbox, instead of BOT."),
+    move_ms: int = typer.Option(1000, "--move-ms", min=1, metavar="MS", help="With --cmd: time limit of one move."),
+    sandbox: str = typer.Option("basic", "--sandbox", metavar="TIER", help="With --cmd: none, basic or strict."),
     difficulty: str = typer.Option("standard", "--difficulty", help="standard, challenging or unbeatable (R12.1)."),
     games: int = typer.Option(100, "--games", min=1, help="Games to play (seeds seed, seed+1, ...)."),
     seed: int = typer.Option(0, "--seed", help="First seed."),
@@ -86,26 +91,44 @@ def solo_cmd(
     param: List[str] = typer.Option([], "--param", help="A rule parameter NAME=VALUE (repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Play a bot against the solo automaton (R12) and print its win rate and mean score margin."""
+    """Play a bot against the solo automaton (R12) and print its win rate and mean score margin.
+
+    A built-in bot plays in-process; your own bot plays with --cmd "python3 my_bot.py", as a
+    process under the time control and sandbox (faults are counted and reported)."""
     from arena.plugins import policy, policy_names
     from engine import Game
 
     from engine.stats import mean_ci, wilson
 
-    if bot not in policy_names():
+    if (bot is None) == (cmd is None):
+        raise UsageError("name a built-in bot or give your own with --cmd \"python3 my_bot.py\" (one of the two)")
+    if bot is not None and bot not in policy_names():
         raise UsageError(f"unknown built-in bot {bot!r} (built-in bots: {', '.join(policy_names())})")
     extra = [v for v in rules.split(",") if v.strip()]
     spec = parse_rules(",".join(["solo"] + extra), list(param) + [f"difficulty={difficulty}"])
     wins = 0
     margins = []
     scores = []
-    for i in range(games):
+    played = []
+    if cmd is not None:
+        import shlex
+
+        from .game import play_solo_games, seat_name
+
+        argv = shlex.split(cmd)
+        if not argv:
+            raise UsageError("--cmd needs a command line, e.g. --cmd \"python3 my_bot.py\"")
+        bot = seat_name(argv)
+        played = play_solo_games(argv, spec, games, seed, {"move_ms": move_ms}, sandbox,
+                                 echo=lambda t: typer.echo(t, err=True))
+    for i in range(games if cmd is None else 0):
         game = Game.new(spec, 1, seed + i)
         pol = policy(bot)
         rng = random.Random(f"solo:{seed + i}")
         while not game.is_over:
             game.apply(pol.choose(game, rng))
-        res = game.result()
+        played.append(game.result())
+    for res in played:
         wins += res["won"]
         margins.append(res["margin"])
         scores.append(res["scores"][0])
@@ -116,7 +139,8 @@ def solo_cmd(
     out = {"bot": bot, "difficulty": difficulty, "games": games, "wins": wins, "win_rate": wins / games,
            "win_rate_ci95": [round(lo, 4), round(hi, 4)], "mean_margin": round(mean_margin, 3),
            "mean_margin_ci95": [round(margin["low"], 3), round(margin["high"], 3)],
-           "mean_score": round(sum(scores) / games, 3), "rules": spec.to_json()}
+           "mean_score": round(sum(scores) / games, 3), "rules": spec.to_json(),
+           **({"faults": sum(len(r.get("faults") or []) for r in played)} if cmd is not None else {})}
     if as_json:
         emit_json(out)
         return

@@ -19,7 +19,7 @@ class BotCannotStart(UsageError):
     """A command-line bot failed its handshake: the run stops before its first game."""
 
 
-def handshake_commands(cfg, echo=None) -> int:
+def handshake_commands(cfg, echo=None, skip_hint: str = "--no-check skips this one") -> int:
     """Handshake every command-line bot of ``cfg``; raise :class:`BotCannotStart` on the first
     that fails. Returns how many distinct commands were started."""
     from engine import Game
@@ -47,7 +47,8 @@ def handshake_commands(cfg, echo=None) -> int:
             if bad.offending:
                 why += f" ({bad.offending[:200]})"
             raise BotCannotStart(f"bot {entry.name} ({command}) cannot start, so nothing was played: {why}; "
-                                 f"`arena check-bot -- {command}` shows every check (--no-check skips this one)")
+                                 f"`arena check-bot -- {command}` shows every check"
+                                 + (f" ({skip_hint})" if skip_hint else ""))
         if echo is not None:
             echo(f"handshake: {entry.name} is ready")
     return len(seen)
