@@ -9,6 +9,10 @@ is empty, not SQLite, truncated, damaged or not a league is refused with a sente
 left untouched; ``league play`` holds an exclusive lock (``FILE.lock``) so two of them never
 play the same league at once; and ``league table`` opens the file read-only, so it works on
 a read-only copy.
+
+A process holding a connection never opens and closes the file by other means (that would
+drop its SQLite locks, see :mod:`arena.league.filehold`): its header is read, and a
+read-only copy made, through one descriptor held while any League of the file is open.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sqlite3
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +30,9 @@ from pathlib import Path
 from engine import RuleSpec
 
 from ..errors import UsageError
-from ..tournament.store import (FolderLock, StoreError, check_database_file, check_integrity, close_connection,
-                                insert_once, read_only_connection)
+from ..tournament.store import (FolderLock, StoreError, check_database_header, check_integrity, close_connection,
+                                insert_once)
+from .filehold import FileHold
 
 FORMAT = "arena-league"
 VERSION = 1
@@ -38,13 +45,32 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, rotation INTEGER NOT NULL, seed INTEGER NOT NULL,
     played REAL NOT NULL, rounds INTEGER, adjudicated INTEGER NOT NULL, duration_s REAL, play TEXT,
-    UNIQUE (grp, rotation));
+    sandbox TEXT, UNIQUE (grp, rotation));
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL, entry TEXT NOT NULL,
     score INTEGER NOT NULL, rank INTEGER NOT NULL, faults INTEGER NOT NULL, fault_detail TEXT,
     forfeited INTEGER NOT NULL, PRIMARY KEY (game_id, seat));
 CREATE INDEX IF NOT EXISTS seats_entry ON seats (entry);
 """
+
+
+def _read_only_connection(path: Path, hold: FileHold) -> tuple[sqlite3.Connection, str | None]:
+    """:func:`arena.tournament.store.read_only_connection`, copying the file (when its folder
+    is not writable and a log is left) through the held descriptor, never by opening it."""
+    uri = path.resolve().as_uri()
+    if os.access(path.parent, os.W_OK):
+        return sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False), None
+    wal = path.with_name(path.name + "-wal")
+    if not (wal.exists() and wal.stat().st_size > 0):
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None), None
+    tmp = tempfile.mkdtemp(prefix="arena-league-")
+    try:
+        hold.copy_to(Path(tmp) / path.name)
+        shutil.copyfile(wal, Path(tmp) / wal.name)  # SQLite never locks the log file itself
+        return sqlite3.connect(Path(tmp) / path.name, isolation_level=None), tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 class LeagueError(UsageError):
@@ -75,11 +101,12 @@ class League:
     """An open league file."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection, lock: FolderLock | None = None,
-                 scratch: str | None = None):
+                 scratch: str | None = None, hold: FileHold | None = None):
         self.path = path
         self.conn = conn
         self.lock = lock
         self.scratch = scratch
+        self.hold = hold
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -113,46 +140,60 @@ class League:
         return cls.open(path)
 
     @classmethod
-    def open(cls, path, read_only: bool = False, exclusive: bool = False) -> "League":
+    def open(cls, path, read_only: bool = False, exclusive: bool = False, verify: bool = True) -> "League":
         """Open an existing league file: read-only, for writing, or ``exclusive`` for
-        writing under the league's lock (``league play``: one at a time)."""
+        writing under the league's lock (``league play``: one at a time).
+
+        ``verify=False`` skips the header and integrity checks, for a process that opens a
+        file it has already verified again and again (the website, once per request)."""
         path = Path(path)
         if not path.is_file():
             raise LeagueError(f"{path}: no such league (create one with `arena league new {path} --rules ...`)")
         try:
-            check_database_file(path, "league file")
-        except StoreError as exc:
-            raise LeagueError(str(exc)) from None
-        lock = FolderLock.acquire(path.with_name(path.name + ".lock"), "a league play") if exclusive else None
-        scratch = None
+            hold = FileHold(path)
+        except OSError as exc:
+            raise LeagueError(f"{path}: cannot read the league file ({exc.strerror})") from None
+        lock = scratch = None
         try:
+            if verify:
+                try:
+                    check_database_header(path, *hold.header(), "league file")
+                except StoreError as exc:
+                    raise LeagueError(str(exc)) from None
+            lock = FolderLock.acquire(path.with_name(path.name + ".lock"), "a league play") if exclusive else None
             try:
                 if read_only:
-                    conn, scratch = read_only_connection(path)
+                    conn, scratch = _read_only_connection(path, hold)
                 else:
-                    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+                    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
             except (OSError, sqlite3.Error) as exc:
                 raise LeagueError(f"{path}: cannot open the league file ({exc})") from None
-            league = cls(path, conn, lock, scratch)
         except BaseException:
             if lock is not None:
                 lock.release()
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+            hold.release()
             raise
+        league = cls(path, conn, lock, scratch, hold)
         try:
-            try:
-                check_integrity(conn, path, "league file")
-            except StoreError as exc:
-                raise LeagueError(str(exc)) from None
-            try:
-                row = conn.execute("SELECT v FROM meta WHERE k = 'format'").fetchone()
-                fmt = json.loads(row[0]) if row else None
-            except (sqlite3.Error, ValueError):
-                fmt = None
-            if fmt != FORMAT:
-                raise LeagueError(f"{path} is not a league file (create one with `arena league new`)")
+            if verify:
+                try:
+                    check_integrity(conn, path, "league file")
+                except StoreError as exc:
+                    raise LeagueError(str(exc)) from None
+                try:
+                    row = conn.execute("SELECT v FROM meta WHERE k = 'format'").fetchone()
+                    fmt = json.loads(row[0]) if row else None
+                except (sqlite3.Error, ValueError):
+                    fmt = None
+                if fmt != FORMAT:
+                    raise LeagueError(f"{path} is not a league file (create one with `arena league new`)")
             if not read_only:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
+                if verify:
+                    league._upgrade()
         except BaseException:
             league.close()
             raise
@@ -169,14 +210,24 @@ class League:
             raise LeagueError(f"{path}: cannot open the league file ({exc})") from None
 
     def close(self) -> None:
-        """Close the file (and release the lock of ``exclusive``)."""
-        close_connection(self.conn, self.lock, self.scratch)
+        """Close the file (and release the lock of ``exclusive``); the held descriptor goes last."""
+        try:
+            close_connection(self.conn, self.lock, self.scratch)
+        finally:
+            if self.hold is not None:
+                self.hold.release()
 
     def __enter__(self) -> "League":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def _upgrade(self) -> None:
+        """Bring a file made by an earlier version up to date (columns added since)."""
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(games)")}
+        if "sandbox" not in cols:
+            self.conn.execute("ALTER TABLE games ADD COLUMN sandbox TEXT")
 
     # ------------------------------------------------------------ settings
     def _set_meta(self, key: str, value) -> None:
@@ -252,10 +303,12 @@ class League:
         seats = outcome.get("seats") or []
 
         def write(c):
-            cur = c.execute("INSERT INTO games (grp, rotation, seed, played, rounds, adjudicated, duration_s, play)"
-                            " VALUES (?,?,?,?,?,?,?,?)",
+            sandbox = outcome.get("sandbox")
+            cur = c.execute("INSERT INTO games (grp, rotation, seed, played, rounds, adjudicated, duration_s, play,"
+                            " sandbox) VALUES (?,?,?,?,?,?,?,?,?)",
                             (task.group, task.rotation, task.seed, time.time(), result.get("rounds"),
-                             int(bool(result.get("adjudicated"))), outcome.get("duration_s"), play))
+                             int(bool(result.get("adjudicated"))), outcome.get("duration_s"), play,
+                             json.dumps(sandbox) if sandbox and play != "inprocess" else None))
             gid = cur.lastrowid
             forfeited = result.get("forfeited") or [False] * len(task.bots)
             for s, name in enumerate(task.bots):
@@ -265,6 +318,24 @@ class League:
                            json.dumps([f.get("verdict") for f in faults]) if faults else None, int(bool(forfeited[s]))))
 
         return insert_once(self.conn, write)
+
+    def sandbox_records(self, limit: int = 200) -> list[dict]:
+        """What the sandbox gave the newest games played with bot processes (``Sandbox.record()``
+        each, newest first); games of built-in bots played in-process have none."""
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(games)")}
+        if "sandbox" not in cols:
+            return []
+        rows = self.conn.execute("SELECT sandbox FROM games WHERE sandbox IS NOT NULL ORDER BY id DESC LIMIT ?",
+                                 (limit,)).fetchall()
+        out = []
+        for (text,) in rows:
+            try:
+                record = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                out.append(record)
+        return out
 
     def games(self) -> list[dict]:
         """Every game, oldest first: ``{id, group, rotation, seed, rounds, adjudicated, seats: [{bot, rank, ...}]}``."""

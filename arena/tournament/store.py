@@ -155,6 +155,12 @@ def check_database_file(path: Path, what: str = "results database") -> None:
             size = os.fstat(f.fileno()).st_size
     except OSError as exc:
         raise StoreError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    check_database_header(path, header, size, what)
+
+
+def check_database_header(path: Path, header: bytes, size: int, what: str = "results database") -> None:
+    """:func:`check_database_file` on a header and size already read (by a process that must
+    not open and close the file while it holds an SQLite connection to it)."""
     advice = "it is left as it is: restore it from a copy, or move it away to start over"
     if size == 0:
         raise StoreError(f"{path} is empty (0 bytes), not a {what} (a crash or a full disk may have cut it); {advice}")
