@@ -53,19 +53,32 @@ def serve_cmd(
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on."),
     concurrency: int = typer.Option(2, "--concurrency", "-j", min=1, help="League games at once."),
     play: bool = typer.Option(True, "--play/--no-play", help="Play league games in the background."),
-    build_sandbox: str = typer.Option("strict", "--build-sandbox",
-                                      help="Sandbox tier of builds and conformance checks: strict (advised), basic, none."),
+    pace: float = typer.Option(30.0, "--pace", min=0, help="League games per minute (0: as fast as the workers go)."),
+    unsafe_sandbox: Optional[str] = typer.Option(
+        None, "--unsafe-sandbox", metavar="TIER",
+        help="Play submitted bots in a weaker sandbox tier than strict (basic or none): only for a private league."),
+    unsafe_build_sandbox: Optional[str] = typer.Option(
+        None, "--unsafe-build-sandbox", metavar="TIER",
+        help="Build and check submissions in a weaker tier than strict (basic or none): only for a private league."),
+    build_sandbox: Optional[str] = typer.Option(None, "--build-sandbox", hidden=True),
     build_timeout: float = typer.Option(300, "--build-timeout", min=1, help="Time limit of a build, in seconds."),
     check_timeout: float = typer.Option(300, "--check-timeout", min=1, help="Time limit of a conformance check, in seconds."),
+    build_memory_mb: int = typer.Option(1024, "--build-memory-mb", min=64,
+                                        help="Memory of a build's or a check's whole process tree, in MiB."),
     max_upload_kib: int = typer.Option(5120, "--max-upload-kib", min=1, help="Largest package archive accepted, in KiB."),
+    per_hour: int = typer.Option(10, "--submissions-per-hour", min=0,
+                                 help="Submissions one author may make per hour (0: no limit)."),
+    pending: int = typer.Option(2, "--pending-per-author", min=0,
+                                help="Submissions of one author waiting or being built at once (0: no limit)."),
 ) -> None:
     """Serve the league's website and play its games continuously.
 
     Pages: the leaderboard, a page per bot (versions, rating over time, games, faults),
     a page per game with its replay, the rules, and an upload form; a JSON API takes
     submissions from authors holding a token (`arena league token new`). Each submission
-    is unpacked safely, built and checked in the sandbox, and enters the ladder if it
-    passes. Stop with Ctrl-C (or kill it): games in flight are dropped, never
+    is unpacked safely, built and checked in the strict sandbox, and enters the ladder if
+    it passes; its games are played in the strict sandbox too, whatever tier the league
+    file names. Stop with Ctrl-C (or kill it): games in flight are dropped, never
     half-stored, and the next start plays on with new games; nothing stored is lost or
     played twice. See docs/leagues.md, "Running a public league"."""
     try:
@@ -77,37 +90,39 @@ def serve_cmd(
                          f"pip install 'project-l-arena[web]'") from None
     from dataclasses import replace
 
-    from ..process.sandbox import TIERS
+    from ..process.sandbox import TIERS, strict_missing
     from ..web.submissions import Settings
 
-    if build_sandbox not in TIERS:
-        raise UsageError(f"--build-sandbox {build_sandbox!r}: give one of {', '.join(TIERS)}")
-    settings = Settings(tier=build_sandbox, build_timeout_s=build_timeout, check_timeout_s=check_timeout)
+    if build_sandbox is not None and build_sandbox != "strict":
+        raise UsageError(f"--build-sandbox {build_sandbox}: a public league builds in the strict tier; to build "
+                         f"in a weaker one say so with --unsafe-build-sandbox {build_sandbox}")
+    tiers = {}
+    for option, value in (("--unsafe-sandbox", unsafe_sandbox), ("--unsafe-build-sandbox", unsafe_build_sandbox)):
+        if value is not None and value not in TIERS:
+            raise UsageError(f"{option} {value!r}: give one of {', '.join(TIERS)}")
+        tiers[option] = value or "strict"
+    if "strict" in tiers.values():
+        why = strict_missing()
+        if why:
+            raise UsageError(f"the strict sandbox cannot run on this machine: {why}; a public league needs it "
+                             f"(for a private one, --unsafe-sandbox basic --unsafe-build-sandbox basic)")
+    settings = Settings(tier=tiers["--unsafe-build-sandbox"], game_tier=tiers["--unsafe-sandbox"],
+                        build_timeout_s=build_timeout, check_timeout_s=check_timeout, build_memory_mb=build_memory_mb,
+                        submissions_per_hour=per_hour, pending_per_author=pending, pace=pace)
     settings = replace(settings, caps=replace(settings.caps, archive_bytes=max_upload_kib << 10))
     app = create_app(file, settings, play=play, concurrency=concurrency)
+    weaker = [f"{o} {t}" for o, t in tiers.items() if t != "strict"]
+    if weaker:
+        typer.echo(f"arena: warning: {' and '.join(weaker)}: submitted code can reach more than the strict "
+                   f"sandbox allows; do not run a public league like this", err=True)
     typer.echo(f"serving {file} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True)
 
 
 def _http(method: str, url: str, data: bytes | None = None, headers: dict | None = None) -> tuple[int, dict]:
-    import urllib.error
-    import urllib.request
+    from .http_client import json_request
 
-    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            return resp.status, json.loads(resp.read() or b"{}")
-    except urllib.error.HTTPError as exc:
-        try:
-            body = json.loads(exc.read() or b"{}")
-        except ValueError:
-            body = {}
-        return exc.code, body if isinstance(body, dict) else {}
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise UsageError(f"cannot reach {url} ({reason})") from None
-    except ValueError:
-        raise UsageError(f"{url} did not answer with JSON; is it an `arena serve` server?") from None
+    return json_request(method, url, data, headers)
 
 
 @command("submit")
@@ -137,15 +152,43 @@ def submit_cmd(
                         {"Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream",
                          "X-Filename": name})
     if status != 202:
-        raise UsageError(f"{base} refused {path}: {out.get('error') or f'HTTP {status}'}")
+        from .http_client import refusal
+
+        raise UsageError(f"{base} refused {path}: {refusal(status, out)}")
     typer.echo(f"submitted {out['entry']} as submission #{out['id']}; watch it at {out['url']}")
     if not wait:
         return
     while out.get("status") in ("queued", "building", "checking"):
         time.sleep(2)
-        status, out = _http("GET", f"{base}/api/submissions/{out['id']}")
+        sid = out["id"]
+        status, out = _http("GET", f"{base}/api/submissions/{sid}")
         if status != 200:
-            raise ArenaError(f"{base}: submission #{out.get('id')} could not be read (HTTP {status})")
+            from .http_client import refusal
+
+            raise ArenaError(f"{base}: submission #{sid} could not be read: {refusal(status, out)}")
     typer.echo(f"{out['status']}: {out.get('verdict') or ''}")
     if out["status"] != "accepted":
         raise typer.Exit(1)
+
+
+@command("withdraw")
+def withdraw_cmd(
+    entry: str = typer.Argument(..., help="Your accepted version to withdraw, NAME@VERSION."),
+    server: str = typer.Option(..., "--server", help="The league website, e.g. https://league.example.org."),
+    token: Optional[str] = typer.Option(None, "--token", envvar="ARENA_TOKEN",
+                                        help="Your submission token (or the environment variable ARENA_TOKEN)."),
+) -> None:
+    """Withdraw one of your versions from a league website: it stops playing; its games stay.
+
+    The same as retiring it: the version keeps its games and rating in the table, marked
+    withdrawn, and is no longer matched. Its name stays yours."""
+    from .http_client import refusal
+
+    if not token:
+        raise UsageError("give --token TOKEN (or set ARENA_TOKEN)")
+    base = server.rstrip("/")
+    status, out = _http("POST", f"{base}/api/withdraw", json.dumps({"entry": entry}).encode(),
+                        {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    if status != 200:
+        raise UsageError(f"{base} did not withdraw {entry}: {refusal(status, out)}")
+    typer.echo(f"withdrew {out.get('entry', entry)}: it no longer plays; its games and rating stay")

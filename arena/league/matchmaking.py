@@ -25,8 +25,9 @@ ELO_SCALE = 200.0
 
 
 def pick_table(active: list[str], games: dict[str, int], elo: dict[str, float], meetings: dict[frozenset, int],
-               seats: int, rng: random.Random) -> tuple[str, ...]:
-    """The entries of the next group, the least-played first.
+               seats: int, rng: random.Random, uncertainty: dict[str, float] | None = None) -> tuple[str, ...]:
+    """The entries of the next group, the least-played first (or, given ``uncertainty``,
+    the one whose rating is least certain first: see :func:`uncertainty`).
 
     ``meetings`` (games each pair played together) is accepted for callers that track it;
     the draw itself spreads pairings, so it is not needed to choose.
@@ -36,7 +37,10 @@ def pick_table(active: list[str], games: dict[str, int], elo: dict[str, float], 
     count = {e: games.get(e, 0) for e in active}
     fewest = min(count.values())
     jitter = {e: rng.random() for e in active}
-    anchor = min(active, key=lambda e: (count[e], jitter[e]))
+    if uncertainty is None:
+        anchor = min(active, key=lambda e: (count[e], jitter[e]))
+    else:
+        anchor = max(active, key=lambda e: (uncertainty.get(e, math.inf), -count[e], jitter[e]))
     rated = [elo[e] for e in active if e in elo]
     mean = sum(rated) / len(rated) if rated else 0.0
     rating = {e: elo.get(e, mean) for e in active}
@@ -72,3 +76,24 @@ def game_counts(games: list[dict]) -> dict[str, int]:
         for x in g["seats"]:
             out[x["bot"]] = out.get(x["bot"], 0) + 1
     return out
+
+
+def uncertainty(games: list[dict], elo: dict[str, float], active: list[str]) -> dict[str, float]:
+    """How uncertain each active entry's rating is: the standard error (in Elo) the
+    Bradley-Terry fit's information gives it, ``1 / sqrt(sum p(1-p))`` over every pair of
+    seats it shared a game with (``p`` its predicted chance to place above that opponent).
+
+    An entry without games is infinitely uncertain; one with few games, or whose games were
+    all foregone conclusions (``p`` near 0 or 1), has a wide interval and is played first."""
+    info = {e: 0.0 for e in active}
+    k = math.log(10) / 400
+    for g in games:
+        names = [x["bot"] for x in g["seats"]]
+        for a, b in itertools.combinations(names, 2):
+            if a == b:
+                continue
+            p = 1 / (1 + math.exp(-k * (elo.get(a, 0.0) - elo.get(b, 0.0))))
+            for e in (a, b):
+                if e in info:
+                    info[e] += p * (1 - p)
+    return {e: (1 / (k * math.sqrt(v)) if v > 0 else math.inf) for e, v in info.items()}

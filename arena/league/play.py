@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 import random
+import sqlite3
 import time
 from typing import Callable
 
 from ..tournament.executors import LocalExecutor
 from ..tournament.runner import Interrupted
 from ..tournament.schedule import GameTask, group_seed, rotate
-from .matchmaking import game_counts, meetings_of, pick_table
+from .matchmaking import game_counts, meetings_of, pick_table, uncertainty
 from .store import League, LeagueError
 from .table import ratings
 
@@ -26,6 +27,19 @@ def builtin_policies() -> set[str]:
     """Names of the bots that can be played in-process."""
     from arena.plugins import policy_names
     return set(policy_names())
+
+
+def _record(league: League, task: GameTask, outcome: dict, mode: str, tries: int = 20) -> bool:
+    """:meth:`League.record_game`, waiting out another program's long write (an operator's
+    ``league add`` or backup) instead of losing a played game."""
+    for attempt in range(tries):
+        try:
+            return league.record_game(task, outcome, mode)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == tries - 1:
+                raise
+            time.sleep(min(5.0, 0.1 * 2 ** attempt))
+    return False
 
 
 def set_deal_book(league: League, deals: list[dict]) -> None:
@@ -52,12 +66,17 @@ def unfinished_groups(stored: list[dict], seats: int) -> dict[int, tuple[tuple[s
 
 def play_league(league: League, games: int, concurrency: int = 2, play: str = "auto",
                 echo: Callable[[str], None] | None = None, executor=None, progress: bool = False,
-                tick_s: float = 10.0) -> dict:
+                tick_s: float = 10.0, sandbox: str | None = None, priority: str = "fewest",
+                on_stored: Callable[[GameTask, dict, bool], None] | None = None) -> dict:
     """Play at least ``games`` games (whole groups) and store each as it finishes; returns a summary.
 
     The rotations a stopped run left unplayed are played first (and count towards
     ``games``), so after Ctrl-C or kill -9 every group ends up complete and no game is
     played twice. ``progress`` shows a bar; without it a line is echoed every ``tick_s`` s.
+    ``sandbox`` overrides the league's tier for bot processes (the website plays strict);
+    ``priority="uncertain"`` builds each group around the entry whose rating is least
+    certain rather than the one with fewest games. ``on_stored(task, reply, stored)`` is
+    called after each game's transaction (``stored`` False: that game was stored before).
     """
     seats = league.seats
     active = [e.name for e in league.entries(active_only=True)]
@@ -73,7 +92,7 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     rules = league.spec.to_json()
     seed = int(league.meta("seed", 0))
     tc = league.meta("time_control") or {}
-    sandbox = league.meta("sandbox", "basic")
+    sandbox = sandbox or league.meta("sandbox", "basic")
     book = league.meta("deals") or []  # a deal book given to `arena league new --deals`
     unfinished = {g: t for g, t in unfinished_groups(stored, seats).items() if all(n in active for n in t[0])}
     owed = sum(len(t[2]) for t in unfinished.values())
@@ -101,7 +120,8 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
         for group in range(first, first + groups):
             refit()
             gseed = group_seed(seed, group)
-            table = pick_table(active, counts, state["elo"], met, seats, random.Random(gseed))
+            doubt = uncertainty(state["stored"], state["elo"], active) if priority == "uncertain" else None
+            table = pick_table(active, counts, state["elo"], met, seats, random.Random(gseed), doubt)
             inproc = play != "bots" and all(entries[n].bot in builtin for n in table)
             modes[group] = "inprocess" if inproc else "bots"
             for n in table:
@@ -139,7 +159,10 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                 summary["failed"].append(f"{task.key}: {reply}")
                 echo(f"arena: game {task.key} was not played ({reply})")
                 continue
-            if league.record_game(task, reply["outcome"], modes[task.group]):
+            stored = _record(league, task, reply["outcome"], modes[task.group])
+            if on_stored is not None:
+                on_stored(task, reply, stored)
+            if stored:
                 summary["played"] += 1
                 bar.update(1)
                 if not progress:

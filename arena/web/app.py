@@ -29,7 +29,8 @@ from . import history, pages, site_pages, store, views
 from .security import SecurityHeaders, page_policy, parse_id, scrub
 from .package import PackageError
 from .player import Player
-from .submissions import Pipeline, Settings, receive
+from .submissions import Pipeline, QuotaExceeded, Settings, receive
+from .withdrawal import withdraw_endpoint
 
 FORM_OVERHEAD = 64 << 10
 
@@ -72,7 +73,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     with _league(path):  # fails early, with a sentence, if it is not a league
         pass
     pipeline = Pipeline(path, settings)
-    player = Player(path, concurrency, groups_per_round) if play else None
+    player = Player(path, concurrency, groups_per_round, settings=settings) if play else None
     cap = settings.caps.archive_bytes
     # folder names next to the league file that would otherwise show as relative paths
     hidden = tuple(f"{path.name}.{kind}/" for kind in ("bots", "replays"))
@@ -211,6 +212,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
                                       "(`arena league token new AUTHOR`)"}
             try:
                 sub = receive(league, author, data, keep_previous, settings)
+            except QuotaExceeded as exc:
+                return 429, {"error": str(exc), "retry_after": exc.retry_after}
             except PackageError as exc:
                 return 400, {"error": str(exc)}
         pipeline.wake.set()
@@ -351,6 +354,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         Route("/api/bots/{name}", api_bot), Route("/api/bots/{name}/games", api_bot_games),
         Route("/api/authors/{name}", api_author), Route("/api/games/live", api_live),
         Route("/api/games/{gid:int}", api_game), Route("/api/rules", api_rules),
+        Route("/api/withdraw", withdraw_endpoint(path, public), methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error},
                     middleware=[Middleware(SecurityHeaders, default_policy=PAGE_POLICY)])

@@ -18,10 +18,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import ArenaError
 from ..process.sandbox import Limits, Sandbox
 
 LOG_CAP = 64 << 10
@@ -66,13 +68,17 @@ def _copy_back(inside: Path, folder: Path) -> None:
 
 
 def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: Path | None = None,
-                  label: str = "build") -> StepResult:
+                  label: str = "build", memory_mb: int = 1024, program_dir: Path | None = None,
+                  hide: list = ()) -> StepResult:
     """Run ``argv`` in the sandbox ``tier`` (in ``cwd`` if given, made the sandbox user's), output kept.
 
     The process and everything it started are killed at ``timeout_s``. The log is the
-    last 64 KiB of standard output and standard error together."""
-    sandbox = Sandbox(tier, Limits(cpu_s=max(1, int(timeout_s) + 5)))
-    launch = sandbox.prepare(argv, label=label)
+    last 64 KiB of standard output and standard error together. ``memory_mb`` caps the
+    memory of the whole tree (see ``Sandbox.record()`` for how it is enforced here).
+    ``program_dir`` (a bot package) is shown read-only; ``hide`` names paths the step must
+    never see (the league file, the other packages)."""
+    sandbox = Sandbox(tier, Limits(cpu_s=max(1, int(timeout_s) + 5), memory_mb=memory_mb), hide=[str(h) for h in hide])
+    launch = sandbox.prepare(argv, label=label, program_dir=str(program_dir) if program_dir else None)
     inside = None  # the folder the step works in, when it is not ``cwd`` itself
     if cwd is not None:
         if launch.tmpdir:
@@ -121,18 +127,54 @@ def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: 
     return StepResult(None if timed_out else code, log, timed_out, seconds, sandbox.record())
 
 
-def build(folder: Path, command: str, timeout_s: float = 300, tier: str = "strict") -> StepResult:
-    """Run the manifest's build command in the package folder."""
-    return run_sandboxed(["sh", "-c", command], timeout_s, tier, cwd=folder, label="build")
+def build(folder: Path, command: str, timeout_s: float = 300, tier: str = "strict", memory_mb: int = 1024,
+          hide: list = ()) -> StepResult:
+    """Run the manifest's build command in (a copy of) the package folder."""
+    return run_sandboxed(["sh", "-c", command], timeout_s, tier, cwd=folder, label="build", memory_mb=memory_mb,
+                         hide=hide)
 
 
-def check(argv: list[str], timeout_s: float = 300, tier: str = "strict", move_ms: int = 2000) -> tuple[dict, StepResult]:
+#: How to ask each known toolchain for its version (proof that it runs).
+PROBES = {"python3": "python3 --version", "node": "node --version", "cc": "cc --version", "c++": "c++ --version",
+          "make": "make --version", "go": "go version", "java": "java -version", "rust": "cargo --version && rustc --version"}
+_runnable: dict[str, dict[str, str]] = {}
+_runnable_lock = threading.Lock()
+
+
+def runnable_toolchains(tier: str = "strict") -> dict[str, str]:
+    """The known toolchains a build in the sandbox ``tier`` can really run: ``{name: program}``.
+
+    Each is probed once per process and tier by running its version command as a build
+    would (``sh -c`` in the sandbox); a toolchain found on the server's PATH but not
+    inside the sandbox (e.g. under the server user's home) is not offered."""
+    from .package import toolchain_program
+
+    with _runnable_lock:
+        if tier in _runnable:
+            return dict(_runnable[tier])
+        found = {}
+        for name, probe in PROBES.items():
+            program = toolchain_program(name)
+            if program is None:
+                continue
+            try:
+                step = run_sandboxed(["sh", "-c", probe], 60, tier, label=f"probe-{name}")
+            except ArenaError:
+                continue
+            if step.ok:
+                found[name] = program
+        _runnable[tier] = found
+        return dict(found)
+
+
+def check(argv: list[str], timeout_s: float = 300, tier: str = "strict", move_ms: int = 2000,
+          program_dir: Path | None = None, memory_mb: int = 1024, hide: list = ()) -> tuple[dict, StepResult]:
     """Run the conformance check on ``argv`` in the sandbox; ``(report, step)``.
 
     ``report`` is :meth:`arena.process.check_bot.Report.to_json` (``{"ok", "checks"}``), or
     ``{"ok": False, "error": ...}`` when the checker gave no report (time limit, crash)."""
     step = run_sandboxed([sys.executable, "-m", "arena.web.checkrun", "--move-ms", str(move_ms), "--", *argv],
-                         timeout_s, tier, label="check")
+                         timeout_s, tier, label="check", memory_mb=memory_mb, program_dir=program_dir, hide=hide)
     report = None
     for line in reversed(step.log.splitlines()):
         if line.startswith("{"):

@@ -8,6 +8,7 @@ The manifest (TOML)::
     toolchain = ["python3"]    # programs the bot needs on the server (python3, node, cc, ...)
     build = "make"             # optional: run once in the package folder, in the sandbox
     run = "python3 bot.py"     # the command line that starts the bot
+    description = "..."        # optional: shown on the bot's page (at most 2000 characters)
 
 Unpacking an uploaded archive trusts nothing in it: a member with an absolute path, a
 ``..`` part or a backslash, a link pointing outside the package, a hard link to anything
@@ -71,6 +72,7 @@ class Manifest:
     run: str
     build: str | None = None
     toolchain: tuple[str, ...] = ()
+    description: str | None = None
 
     @property
     def entry(self) -> str:
@@ -80,7 +82,7 @@ class Manifest:
     def to_json(self) -> dict:
         """Plain data."""
         return {"name": self.name, "version": self.version, "author": self.author, "run": self.run,
-                "build": self.build, "toolchain": list(self.toolchain)}
+                "build": self.build, "toolchain": list(self.toolchain), "description": self.description}
 
 
 # ---------------------------------------------------------------- manifest
@@ -121,7 +123,10 @@ def parse_manifest(text: str, where: str = MANIFEST) -> Manifest:
         toolchain = [toolchain]
     if not isinstance(toolchain, list) or not all(isinstance(t, str) and t for t in toolchain):
         raise PackageError(f"{where}: 'toolchain' must be a list of names, e.g. [\"python3\"]")
-    return Manifest(name, version, author, run, text_field("build", required=False), tuple(toolchain))
+    description = text_field("description", required=False)
+    if description is not None and len(description) > 2000:
+        raise PackageError(f"{where}: 'description' is longer than 2000 characters")
+    return Manifest(name, version, author, run, text_field("build", required=False), tuple(toolchain), description)
 
 
 def toolchain_program(name: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The background player of ``arena serve``: league games, round after round, for as long as it runs.
+"""The background player of ``arena serve``: league games, round after round, at the operator's pace.
 
 Each round is one call of :func:`arena.league.play.play_league` (the league's own
 matchmaking, seat rotation and concurrency), so the games are stored exactly as
@@ -7,15 +7,31 @@ matchmaking, seat rotation and concurrency), so the games are stored exactly as
 killed in the middle of a game loses only the game in flight (it was never stored) and
 a restart plays on from the next group: nothing stored is lost or played twice.
 
-Every game's replay is written to ``LEAGUE.db.replays/GROUP-ROTATION.json`` by the
-worker that played it, before the game is stored; a replay left by a game that was never
-stored is overwritten when that group number is played again.
+**Pace.** ``Settings.pace`` games per minute (``arena serve --pace``): after each round
+the player waits until the games it played fit that rate. Each group is built around the
+entry whose rating is least certain (no games, few games, or games that were foregone
+conclusions), so new and uncertain entries are played first.
+
+**Sandbox.** Bots of command-line entries are played in ``Settings.game_tier`` (strict
+unless the operator asked for less), whatever tier the league file names, and the league
+file, the packages and the replays are hidden from them.
+
+**Replays.** The worker that plays a game writes its replay to
+``LEAGUE.db.replays/.pending/GROUP-ROTATION.json``; once the game's transaction is
+committed the file is renamed to ``LEAGUE.db.replays/GROUP-ROTATION.json`` (a game that
+was not stored has its pending replay removed). At start, :func:`reconcile_replays`
+finishes what a killed server left: a pending replay of a stored game is put in place,
+any other pending replay and any replay without a stored game is removed. So every
+stored game has its replay and every replay its game.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import re
 import threading
+import time
 from pathlib import Path
 
 from ..errors import ArenaError
@@ -25,6 +41,7 @@ from ..tournament.executors import LocalExecutor
 from .store import open_league
 
 log = logging.getLogger(__name__)
+REPLAY_RE = re.compile(r"(\d+)-(\d+)\.json")
 
 
 def replays_dir(league_path: Path) -> Path:
@@ -32,47 +49,116 @@ def replays_dir(league_path: Path) -> Path:
     return Path(f"{league_path}.replays")
 
 
+def pending_dir(league_path: Path) -> Path:
+    """Where a replay waits until its game is stored."""
+    return replays_dir(league_path) / ".pending"
+
+
 def replay_path(league_path: Path, group: int, rotation: int) -> Path:
     """The replay file of the game (group, rotation)."""
     return replays_dir(league_path) / f"{group}-{rotation}.json"
 
 
+def reconcile_replays(league) -> dict:
+    """Make the replays folder match the stored games (run it while no game is in flight).
+
+    Returns ``{"restored", "removed", "missing"}``: pending replays of stored games put in
+    place, files removed (replays of games never stored, leftovers), and the ids of stored
+    games that have no replay (written nowhere: nothing can bring them back)."""
+    folder, pending = replays_dir(league.path), pending_dir(league.path)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    pending.mkdir(mode=0o700, exist_ok=True)
+    games = {(grp, rot): gid for gid, grp, rot in league.conn.execute("SELECT id, grp, rotation FROM games")}
+    out = {"restored": 0, "removed": 0, "missing": []}
+    for entry in os.scandir(pending):
+        m = REPLAY_RE.fullmatch(entry.name)
+        key = (int(m[1]), int(m[2])) if m else None
+        final = folder / entry.name
+        if key in games and not final.exists() and entry.is_file(follow_symlinks=False):
+            os.replace(entry.path, final)
+            out["restored"] += 1
+        else:
+            _remove(entry.path)
+            out["removed"] += 1
+    for entry in os.scandir(folder):
+        if entry.name == ".pending":
+            continue
+        m = REPLAY_RE.fullmatch(entry.name)
+        if not m or (int(m[1]), int(m[2])) not in games:
+            _remove(entry.path)
+            out["removed"] += 1
+    have = {tuple(map(int, REPLAY_RE.fullmatch(n).groups())) for n in os.listdir(folder) if REPLAY_RE.fullmatch(n)}
+    out["missing"] = sorted(gid for key, gid in games.items() if key not in have)
+    return out
+
+
+def _remove(path: str) -> None:
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            import shutil
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
 class _RecordingExecutor:
     """The local executor, writing each game's replay and stopping when the server stops."""
 
-    def __init__(self, league_path: Path, concurrency: int, stopping: threading.Event):
+    def __init__(self, league_path: Path, concurrency: int, stopping: threading.Event, private: list[str],
+                 in_flight: dict):
         self.inner = LocalExecutor(concurrency)
         self.league_path = league_path
         self.stopping = stopping
+        self.private = private
+        self.in_flight = in_flight
 
     def run(self, tasks, payload, stop, on_death):
-        """:meth:`LocalExecutor.run` with a replay path in every request."""
+        """:meth:`LocalExecutor.run` with a pending replay path in every request; the games
+        handed out and not yet answered are kept in ``in_flight``."""
         def with_replay(task):
             job = payload(task)
-            job["request"]["replay_path"] = str(replay_path(self.league_path, task.group, task.rotation))
+            job["request"]["replay_path"] = str(pending_dir(self.league_path) / f"{task.group}-{task.rotation}.json")
+            job["request"]["private_paths"] = list(self.private)
+            self.in_flight[(task.group, task.rotation)] = {"group": task.group, "rotation": task.rotation,
+                                                          "seed": task.seed, "bots": list(task.bots),
+                                                          "started": time.time()}
             return job
 
-        return self.inner.run(tasks, with_replay, lambda: stop() or self.stopping.is_set(), on_death)
+        try:
+            for task, reply in self.inner.run(tasks, with_replay, lambda: stop() or self.stopping.is_set(), on_death):
+                self.in_flight.pop((task.group, task.rotation), None)
+                yield task, reply
+        finally:
+            self.in_flight.clear()
 
 
 class Player:
     """Plays rounds of league games in a background thread until :meth:`stop`."""
 
     def __init__(self, league_path: Path, concurrency: int = 2, groups_per_round: int = 2, idle_s: float = 5.0,
-                 play: str = "auto"):
+                 play: str = "auto", settings=None):
+        from .submissions import Settings, private_paths
+
         self.league_path = Path(league_path)
         self.concurrency = concurrency
         self.groups_per_round = groups_per_round
         self.idle_s = idle_s
         self.play = play
+        self.settings = settings or Settings()
+        self.private = private_paths(self.league_path)
         self.stopping = threading.Event()
         self.status = "starting"
         self.rounds = 0
+        self.reconciled: dict | None = None
+        self._in_flight: dict = {}
         self.thread = threading.Thread(target=self._loop, name="league-player", daemon=True)
 
     def start(self) -> None:
         """Start playing."""
-        replays_dir(self.league_path).mkdir(exist_ok=True)
+        replays_dir(self.league_path).mkdir(mode=0o700, exist_ok=True)
+        pending_dir(self.league_path).mkdir(mode=0o700, exist_ok=True)
         self.thread.start()
 
     def stop(self, wait_s: float = 30.0) -> None:
@@ -81,9 +167,28 @@ class Player:
         if self.thread.is_alive():
             self.thread.join(wait_s)
 
+    def live(self) -> list[dict]:
+        """The games in flight: ``[{"group", "rotation", "seed", "bots", "started"}]``, oldest first."""
+        return sorted((dict(g) for g in list(self._in_flight.values())), key=lambda g: g["started"])
+
+    def _stored(self, task, reply, stored: bool) -> None:
+        pending = pending_dir(self.league_path) / f"{task.group}-{task.rotation}.json"
+        try:
+            if stored and pending.exists():
+                os.replace(pending, replay_path(self.league_path, task.group, task.rotation))
+            else:
+                pending.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("replay of game %s-%s: %s", task.group, task.rotation, exc)
+
     def _loop(self) -> None:
         league = open_league(self.league_path)
+        pace = float(self.settings.pace or 0)
         try:
+            self.reconciled = reconcile_replays(league)
+            if self.reconciled["missing"]:
+                log.warning("%d stored games have no replay (games %s...)", len(self.reconciled["missing"]),
+                            ", ".join(map(str, self.reconciled["missing"][:5])))
             while not self.stopping.is_set():
                 seats = league.seats
                 active = league.entries(active_only=True)
@@ -91,11 +196,15 @@ class Player:
                     self.status = f"waiting for entries: {len(active)} active, {seats} needed"
                     self.stopping.wait(self.idle_s)
                     continue
-                self.status = "playing"
-                executor = _RecordingExecutor(self.league_path, self.concurrency, self.stopping)
+                self.status = "playing" + (f" ({pace:g} games a minute)" if pace else "")
+                executor = _RecordingExecutor(self.league_path, self.concurrency, self.stopping, self.private,
+                                              self._in_flight)
+                groups = 1 if pace else self.groups_per_round
+                t0 = time.monotonic()
                 try:
-                    summary = play_league(league, self.groups_per_round * seats, self.concurrency, self.play,
-                                          echo=log.warning, executor=executor)
+                    summary = play_league(league, groups * seats, self.concurrency, self.play,
+                                          echo=log.warning, executor=executor, sandbox=self.settings.game_tier,
+                                          priority="uncertain", on_stored=self._stored)
                 except (LeagueError, ArenaError) as exc:
                     self.status = f"paused: {exc}"
                     log.warning("league round not played: %s", exc)
@@ -110,6 +219,9 @@ class Player:
                 if summary["failed"] and not summary["played"]:
                     self.status = f"paused: no game could be played ({summary['failed'][0]})"
                     self.stopping.wait(self.idle_s)
+                elif pace:
+                    games = summary["played"] + len(summary["failed"])
+                    self.stopping.wait(max(0.0, t0 + games * 60.0 / pace - time.monotonic()))
             self.status = "stopped"
         finally:
             league.close()

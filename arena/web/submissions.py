@@ -12,7 +12,9 @@ next start (their folders are kept).
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -22,55 +24,138 @@ from ..errors import ArenaError
 from ..league import LeagueError
 from . import build as steps
 from . import store
-from .package import MANIFEST, Caps, Manifest, PackageError, check_toolchain, parse_manifest, run_argv, unpack
+from .package import MANIFEST, Caps, Manifest, PackageError, parse_manifest, run_argv, unpack
 
 log = logging.getLogger(__name__)
+#: Toolchain names a manifest may use for one of :data:`.build.PROBES`.
+TOOLCHAIN_ALIASES = {"python": "python3", "nodejs": "node", "c": "cc", "gcc": "cc", "clang": "cc", "cargo": "rust"}
 
 
 @dataclass(frozen=True)
 class Settings:
-    """How submissions are handled."""
+    """How submissions are handled and how the league is played."""
 
     caps: Caps = Caps()
     build_timeout_s: float = 300
     check_timeout_s: float = 300
-    tier: str = "strict"
+    tier: str = "strict"              # builds and conformance checks
+    game_tier: str = "strict"         # league games of submitted bots
     move_ms: int = 2000
+    build_memory_mb: int = 1024       # memory of a build's or a check's whole process tree
+    submissions_per_hour: int = 10    # per author
+    pending_per_author: int = 2       # submissions of one author queued, building or checking at once
+    pace: float = 30.0                # league games per minute; 0: as fast as the workers go
+
+
+class QuotaExceeded(PackageError):
+    """An author over a submission limit (HTTP 429); ``retry_after`` in seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+_receiving = threading.Lock()  # one upload is entered at a time (its folder, its name, its quota)
 
 
 def packages_dir(league_path: Path) -> Path:
-    """Where unpacked packages live: ``LEAGUE.db.bots/`` next to the league file."""
+    """Where unpacked packages live: ``LEAGUE.db.bots/`` next to the league file (mode 0700:
+    a bot reaches its own package only, through the sandbox's bind mount or path bridge)."""
     return Path(f"{league_path}.bots")
+
+
+def private_paths(league_path: Path) -> list[str]:
+    """What no bot and no build may see: the league file (tokens, logs, every author's
+    data) with its log and lock files, the folder of packages, the replays."""
+    base = str(league_path)
+    return [base, base + "-wal", base + "-shm", base + ".lock", str(packages_dir(league_path)), base + ".replays"]
+
+
+def protect(league_path: Path) -> list[str]:
+    """Close the league's files to everyone but the server's user: the league file and its
+    log, shared-memory and lock files 0600, the folders of packages and replays 0700 (a bot
+    reaches its own package only through the sandbox's bind mount or path bridge).
+    Returns what could not be done, as sentences."""
+    notes = []
+    base = str(league_path)
+    for name in (base, base + "-wal", base + "-shm", base + ".lock"):
+        if os.path.exists(name):
+            try:
+                os.chmod(name, 0o600)
+            except OSError as exc:
+                notes.append(f"cannot make {name} private ({exc.strerror})")
+    for folder in (packages_dir(league_path), Path(base + ".replays")):
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            os.chmod(folder, 0o700)
+        except OSError as exc:
+            notes.append(f"cannot make {folder} private ({exc.strerror})")
+    if os.geteuid() != 0:
+        notes.append("the server does not run as root, so bots and builds run as its own user: only the "
+                     "strict tier's private view of the file system keeps the league file out of their reach")
+    return notes
+
+
+def offered_toolchains(settings: Settings = Settings()) -> dict[str, str]:
+    """The toolchains a package may ask for: those the build tier can really run."""
+    return steps.runnable_toolchains(settings.tier)
+
+
+def _check_quota(league, author: str, settings: Settings) -> None:
+    now = time.time()
+    pending = store.pending_of(league, author)
+    if settings.pending_per_author and pending >= settings.pending_per_author:
+        raise QuotaExceeded(f"{author} already has {pending} submission{'s' if pending != 1 else ''} waiting or "
+                            f"being built (at most {settings.pending_per_author} at once); wait for "
+                            f"{'them' if pending != 1 else 'it'} to finish", 60)
+    if settings.submissions_per_hour:
+        recent = store.submitted_since(league, author, now - 3600)
+        if len(recent) >= settings.submissions_per_hour:
+            wait = max(1, int(recent[-settings.submissions_per_hour] + 3600 - now) + 1)
+            raise QuotaExceeded(f"{author} has made {len(recent)} submissions in the last hour, the most this "
+                                f"league takes; try again in {(wait + 59) // 60} min", wait)
 
 
 def receive(league, author: str, data: bytes, keep_previous: bool = False, settings: Settings = Settings()) -> dict:
     """Check and queue an uploaded archive from ``author``; the queued submission.
 
-    :class:`PackageError` (a sentence) for anything wrong with the package itself."""
-    root = packages_dir(league.path)
-    root.mkdir(exist_ok=True)
-    stamp = f"{time.time_ns():x}"
-    dest = root / f"upload-{stamp}"
-    folder = unpack(data, dest, settings.caps)
-    try:
-        manifest = parse_manifest((folder / MANIFEST).read_text(encoding="utf-8", errors="replace"))
-        if manifest.author != author:
-            raise PackageError(f"bot.toml: author is {manifest.author!r}, but the token belongs to {author}")
-        check_toolchain(manifest)
-        owner = store.owner_of(league, manifest.name)
-        if owner is not None and owner != author:
-            raise PackageError(f"the bot name {manifest.name!r} belongs to {owner}; choose another name")
-        if store.by_entry(league, manifest.entry) or any(e.name == manifest.entry for e in league.entries()):
-            raise PackageError(f"{manifest.entry} was already submitted; raise the version in bot.toml")
-        final = root / f"{manifest.name}@{manifest.version}"
-        if final.exists():
-            shutil.rmtree(final)  # left by a submission that was rejected before
-        dest.rename(final)
-        folder = final / folder.relative_to(dest)
-        sid = store.add_submission(league, author, manifest, folder, keep_previous)
-        return store.submission(league, sid)
-    finally:
-        shutil.rmtree(dest, ignore_errors=True)
+    :class:`PackageError` (a sentence) for anything wrong with the package itself,
+    :class:`QuotaExceeded` for an author over a limit."""
+    with _receiving:
+        _check_quota(league, author, settings)
+        root = packages_dir(league.path)
+        root.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(root, 0o700)
+        stamp = f"{time.time_ns():x}"
+        dest = root / f"upload-{stamp}"
+        folder = unpack(data, dest, settings.caps)
+        try:
+            manifest = parse_manifest((folder / MANIFEST).read_text(encoding="utf-8", errors="replace"))
+            if manifest.author != author:
+                raise PackageError(f"bot.toml: author is {manifest.author!r}, but the token belongs to {author}")
+            offered = offered_toolchains(settings)
+            missing = [t for t in manifest.toolchain if TOOLCHAIN_ALIASES.get(t, t) not in offered]
+            if missing:
+                have = ", ".join(offered) or "none of the known ones"
+                raise PackageError(f"bot.toml: this server has no {missing[0]!r} toolchain that its sandboxed "
+                                   f"builds can run (they can run: {have})")
+            refusal = store.name_refusal(league, manifest.name, author)
+            if refusal:
+                raise PackageError(refusal)
+            if store.live_submission(league, manifest.entry) or any(e.name == manifest.entry for e in league.entries()):
+                raise PackageError(f"{manifest.entry} was already submitted; raise the version in bot.toml")
+            final = root / f"{manifest.name}@{manifest.version}"
+            if final.exists():
+                shutil.rmtree(final)  # left by a submission that failed before (it reserves nothing)
+            dest.rename(final)
+            folder = final / folder.relative_to(dest)
+            try:
+                sid = store.add_submission(league, author, manifest, folder, keep_previous)
+            except sqlite3.IntegrityError:
+                raise PackageError(f"{manifest.entry} was already submitted; raise the version in bot.toml") from None
+            return store.submission(league, sid)
+        finally:
+            shutil.rmtree(dest, ignore_errors=True)
 
 
 def process(league, sid: int, settings: Settings = Settings()) -> dict:
@@ -81,7 +166,8 @@ def process(league, sid: int, settings: Settings = Settings()) -> dict:
     build_log = ""
     if manifest.build:
         store.update_submission(league, sid, status="building")
-        step = steps.build(folder, manifest.build, settings.build_timeout_s, settings.tier)
+        step = steps.build(folder, manifest.build, settings.build_timeout_s, settings.tier, settings.build_memory_mb,
+                           hide=private_paths(league.path))
         build_log = f"$ {manifest.build}\n{step.log}" + (f"\n[exit code {step.code}]" if step.code else "")
         store.update_submission(league, sid, build_log=build_log, sandbox={"build": step.sandbox})
         if not step.ok:
@@ -95,13 +181,17 @@ def process(league, sid: int, settings: Settings = Settings()) -> dict:
     except PackageError as exc:
         return _finish(league, sid, "build failed", str(exc))
     store.update_submission(league, sid, status="checking", argv=argv)
-    report, step = steps.check(argv, settings.check_timeout_s, settings.tier, settings.move_ms)
+    report, step = steps.check(argv, settings.check_timeout_s, settings.tier, settings.move_ms, program_dir=folder,
+                               memory_mb=settings.build_memory_mb, hide=private_paths(league.path))
     sandbox = dict(store.submission(league, sid)["sandbox"] or {}, check=step.sandbox)
     store.update_submission(league, sid, check_report=report, sandbox=sandbox)
     if not report.get("ok"):
         failed = [c for c in report.get("checks", []) if not c.get("ok")]
         why = f"{failed[0]['name']}: {failed[0]['detail']}" if failed else report.get("error", "no report")
         return _finish(league, sid, "check failed", f"the conformance check failed ({why})")
+    refusal = store.name_refusal(league, manifest.name, sub["author"])
+    if refusal:  # another author's version of the name was accepted while this one waited
+        return _finish(league, sid, "rejected", refusal)
     try:
         league.add(manifest.entry, cmd=argv)
     except LeagueError as exc:
@@ -123,18 +213,42 @@ def _finish(league, sid: int, status: str, verdict: str) -> dict:
     return store.submission(league, sid)
 
 
+def next_submission(waiting: list[dict], served: dict[str, float]) -> dict | None:
+    """The fair next one of ``waiting`` (submissions in progress or queued, any order).
+
+    One interrupted by a restart (building, checking) goes first; otherwise authors take
+    turns: the author served longest ago (``served``: author -> when their last submission
+    was taken; never served counts as first) gets their oldest queued submission. So one
+    author's many submissions delay another author's by at most one submission."""
+    if not waiting:
+        return None
+    started = [s for s in waiting if s["status"] != "queued"]
+    if started:
+        return min(started, key=lambda s: s["id"])
+    oldest: dict[str, dict] = {}
+    for s in sorted(waiting, key=lambda s: s["id"]):
+        oldest.setdefault(s["author"], s)
+    author = min(oldest, key=lambda a: (served.get(a, 0.0), oldest[a]["id"]))
+    return oldest[author]
+
+
 class Pipeline:
-    """Processes queued submissions one at a time in a background thread."""
+    """Processes waiting submissions one at a time, authors in turn, in a background thread."""
 
     def __init__(self, league_path: Path, settings: Settings = Settings()):
         self.league_path = Path(league_path)
         self.settings = settings
         self.wake = threading.Event()
         self.stopping = threading.Event()
+        self.served: dict[str, float] = {}
         self.thread = threading.Thread(target=self._loop, name="submissions", daemon=True)
 
     def start(self) -> None:
-        """Start the thread (it first picks up what a previous run left in progress)."""
+        """Close the league's files to others (:func:`protect`) and start the thread (it first
+        picks up what a previous run left in progress, and finds which toolchains the build
+        tier can run)."""
+        for note in protect(self.league_path):
+            log.warning("%s", note)
         self.thread.start()
 
     def stop(self) -> None:
@@ -143,15 +257,21 @@ class Pipeline:
         self.wake.set()
 
     def _loop(self) -> None:
+        try:
+            offered_toolchains(self.settings)
+        except Exception:  # noqa: BLE001 - the next upload probes again and says why
+            log.exception("probing the toolchains")
         league = store.open_league(self.league_path)
         try:
             while not self.stopping.is_set():
-                queued = store.submissions(league, "status IN ('queued', 'building', 'checking')")
-                if not queued:
+                waiting = store.submissions(league, "status IN ('queued', 'building', 'checking')")
+                pick = next_submission(waiting, self.served)
+                if pick is None:
                     self.wake.wait(5)
                     self.wake.clear()
                     continue
-                sid = queued[-1]["id"]  # oldest first
+                sid = pick["id"]
+                self.served[pick["author"]] = time.time()
                 try:
                     process(league, sid, self.settings)
                 except (ArenaError, OSError) as exc:
