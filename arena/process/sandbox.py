@@ -536,6 +536,20 @@ class Launch:
                 pass
         if total <= self.rss_limit:
             return False
+        # resident sizes count pages that forked children share (copy-on-write) once in
+        # each: past the cap, the proportional set size decides, which counts them once
+        total = 0
+        for member in members:
+            try:
+                with open(f"/proc/{member}/smaps_rollup", "rb") as f:
+                    for line in f:
+                        if line.startswith(b"Pss:"):
+                            total += int(line.split()[1]) << 10
+                            break
+            except (OSError, IndexError, ValueError):
+                pass
+        if total <= self.rss_limit:
+            return False
         self._exceeded = True
         for member in members:
             try:

@@ -20,6 +20,8 @@ Modes (``ARG`` in brackets):
 - ``spin_escaped``: start a child in a new session that spins for the rest of the game.
 - ``fork_bomb``: fork without bound (each child forks too), for two seconds.
 - ``network PORT``: connect to ``127.0.0.1:PORT``.
+- ``ipc KEY``: create a System V shared memory segment, semaphore set and message queue
+  with the key ``KEY`` (mode 0666), and leave them.
 """
 
 import ctypes
@@ -62,6 +64,18 @@ def victims(mark):
     return found
 
 
+def stop(pid):
+    """SIGSTOP ``pid`` and check that it stopped (a PID namespace's first process takes no
+    signal from inside, however the call returns)."""
+    os.kill(pid, signal.SIGSTOP)
+    for _ in range(50):
+        with open(f"/proc/{pid}/stat") as f:
+            if f.read().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+                return
+        time.sleep(0.002)
+    raise ChildProcessError("the signal had no effect")
+
+
 def read(path, n=4096):
     with open(path, "rb") as f:
         return f.read(n)
@@ -74,7 +88,7 @@ def attack():
         parent = int(open(f"/proc/{arena}/stat").read().rsplit(")", 1)[1].split()[1]) \
             if os.path.exists(f"/proc/{arena}/stat") else os.getppid()
         for name, pid in (("arena", arena), ("arena_parent", parent), ("my_parent", os.getppid())):
-            attempt(report, f"stop_{name}", lambda pid=pid: os.kill(pid, signal.SIGSTOP))
+            attempt(report, f"stop_{name}", lambda pid=pid: stop(pid))
             if report[f"stop_{name}"] == "ok":
                 os.kill(pid, signal.SIGCONT)
         attempt(report, "kill_arena", lambda: os.kill(arena, 0))
@@ -177,6 +191,17 @@ def attack():
                     time.sleep(0.01)
             time.sleep(3600)
         report["fork_bomb"] = "started"
+    elif MODE == "ipc":
+        libc = ctypes.CDLL(None, use_errno=True)
+        key, flags = int(ARGS[0]), 0o1000 | 0o666  # IPC_CREAT | rw for all
+
+        def made(name, ident):
+            if ident < 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+            report[f"{name}_id"] = ident
+        attempt(report, "shm", lambda: made("shm", libc.shmget(key, 4096, flags)))
+        attempt(report, "sem", lambda: made("sem", libc.semget(key, 1, flags)))
+        attempt(report, "msg", lambda: made("msg", libc.msgget(key, flags)))
     elif MODE == "network":
         attempt(report, "connect", lambda: socket.create_connection(("127.0.0.1", int(ARGS[0])), timeout=1).close())
     print("HOSTILE " + json.dumps(report), file=sys.stderr, flush=True)

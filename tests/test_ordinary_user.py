@@ -1,0 +1,209 @@
+"""Hostile bots against an arena run by an ordinary user, as most bot authors run it.
+
+When the suite runs as root (CI does), the arena of these tests runs as a test user of its
+own (``tests/as_user.py``): no uid of its own for each bot, no cgroup it may write. Each
+test plays one game per attack (``tests/bots/hostile.py``) against a well-behaved
+opponent, under the default tier and under strict, and asserts that every attempt failed,
+that the opponent's result was kept, and that nothing of the bots is left: no process of
+the user but its arena's, no file in the shared temporary folders, no System V IPC object.
+The column "ordinary user" of the tier table in ``docs/protocol.md`` names these tests.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+
+import pytest
+
+from as_user import User
+
+USER_ARENA = textwrap.dedent('''
+    import json, os, socket, sys, time
+    from pathlib import Path
+    from arena.referee import play_game
+    from arena.process.sandbox import Sandbox
+
+    TIER = os.environ.get("TEST_TIER") or None
+    HOSTILE = os.path.join(os.environ["PROJECT"], "tests", "bots", "hostile.py")
+    MISBEHAVE = os.path.join(os.environ["PROJECT"], "tests", "bots", "misbehave.py")
+    TOKEN = os.environ["TOKEN"]
+    out = Path.cwd() / "out"
+    (out / "logs").mkdir(parents=True)
+    db = out / "results.sqlite"
+    db.write_bytes(b"SQLite format 3\\x00" + b"\\x00" * 84)
+    os.environ["ARENA_HOSTILE_SECRET"] = "hunter2"
+    answer = {"uid": os.getuid(), "games": {}}
+
+    def play(name, attacker, other=None, program=HOSTILE, **kw):
+        request = {"seats": [{"name": "hostile", "cmd": [sys.executable, program] + attacker},
+                             other or {"name": "victim", "cmd": [sys.executable, MISBEHAVE, "good"]}],
+                   "seed": 5, "rules": {"variants": [], "params": {"max_rounds": 2}},
+                   "time_control": {"move_ms": 3000, "startup_ms": 20000}, "log_dir": str(out / "logs")}
+        if TIER:
+            request["sandbox"] = TIER
+        request.update(kw)
+        t0 = time.monotonic()
+        res = play_game(request)
+        log = Path(res["seats"][0]["stderr_log"]).read_text()
+        lines = [ln for ln in log.splitlines() if ln.startswith("HOSTILE ")]
+        answer["games"][name] = {
+            "report": json.loads(lines[-1][8:]) if lines else {}, "log": log[-800:],
+            "faults": [s["faults"] for s in res["seats"]], "forfeited": res["result"]["forfeited"],
+            "rounds": res["result"]["rounds"], "sandbox": res["sandbox"], "wall_s": time.monotonic() - t0,
+            "cpu_ms": [s["cpu_ms"] for s in res["seats"]], "duration_s": res["duration_s"],
+            "moves": [s["moves"] for s in res["seats"]]}
+
+    before = db.read_bytes()
+    play("stop_arena", ["stop_arena", str(os.getpid())])
+    play("signal_opponent", ["signal_opponent", "misbehave.py"])
+    play("spy_opponent", ["spy_opponent", "misbehave.py"])
+    play("results", ["results", str(db), os.environ["PROJECT"]])
+    answer["db_unchanged"] = db.read_bytes() == before
+    answer["project_untouched"] = not os.path.exists(os.path.join(os.environ["PROJECT"], "hostile-was-here"))
+    play("flood", ["logs", str(out / "logs")])
+    play("env", ["env", str(os.getpid()), "ARENA_HOSTILE_SECRET"])
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    play("network", ["network", str(srv.getsockname()[1])])
+    srv.close()
+    play("daemon", ["daemon"])
+    play("fork_bomb", ["fork_bomb"], sandbox_options={"pids": 64})
+    play("ipc", ["ipc", os.environ["IPC_KEY"]])
+    play("litter", ["litter", TOKEN])
+    play("spin", ["spin", "120"], other={"name": "victim", "cmd": [sys.executable, MISBEHAVE, "slow", "0.05"]},
+         sandbox_options={"cpus": 1.0}, rules={"variants": [], "params": {"max_rounds": 3}})
+    play("alloc", ["alloc"], program=MISBEHAVE, sandbox_options={"memory_mb": 200})
+    time.sleep(0.2)
+    me = os.getpid()
+    left = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != me:
+            try:
+                st = os.stat(f"/proc/{name}")
+                state = open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if st.st_uid == os.getuid() and state != "Z":
+                left.append(open(f"/proc/{name}/cmdline").read().replace("\\0", " ")[:100])
+    answer["left_processes_seen_by_arena"] = left
+    answer["state_root_left"] = sorted(os.listdir(Path(os.environ["TMPDIR"]) / f"arena-sandbox-{os.getuid()}"))
+    print(json.dumps(answer))
+''')
+
+
+def ipc_keys() -> set[int]:
+    keys = set()
+    for kind in ("shm", "sem", "msg"):
+        try:
+            lines = open(f"/proc/sysvipc/{kind}").read().splitlines()[1:]
+        except OSError:
+            continue
+        keys.update(int(line.split()[0]) for line in lines if line.split())
+    return keys
+
+
+@pytest.fixture(scope="module", params=["default", "strict"])
+def attacks(request):
+    """Every attack played once by an arena of an ordinary user, under the tier of the param."""
+    from strict_check import require_strict
+
+    require_strict()
+    user = User()
+    token = f"arena-user-litter-{os.getpid()}-{request.param}"
+    key = 0x4A000000 + os.getpid() % 0xFFFF * 4 + (request.param == "strict")
+    try:
+        answer = user.run(USER_ARENA, env={"TEST_TIER": "" if request.param == "default" else "strict",
+                                           "PROJECT": str(os.path.dirname(os.path.dirname(__file__))),
+                                           "TOKEN": token, "IPC_KEY": str(key)})
+        deadline = time.monotonic() + 3
+        while user.processes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        answer["left_processes"] = user.processes()
+        answer["ipc_left"] = key in ipc_keys()
+        answer["litter_left"] = [p for p in (f"/tmp/{token}", f"/dev/shm/{token}") if os.path.exists(p)]
+        answer["tier_param"] = request.param
+        yield answer
+    finally:
+        user.close()
+
+
+def game(attacks, name):
+    g = attacks["games"][name]
+    assert g["rounds"] >= 1, g
+    assert g["faults"][1] == [] and not g["forfeited"][1], f"the opponent's result is kept: {g}"
+    return g
+
+
+def failed(report: dict, prefix: str) -> None:
+    tried = {k: v for k, v in report.items() if k.startswith(prefix)}
+    assert tried and all(v != "ok" for v in tried.values()), report
+
+
+def test_the_arena_runs_as_an_ordinary_user_in_strict(attacks):
+    if os.geteuid() == 0:
+        assert attacks["uid"] != 0
+    for g in attacks["games"].values():
+        record = g["sandbox"]
+        assert record["tier"] == "strict", record
+        assert record.get("requested") == ("auto" if attacks["tier_param"] == "default" else None) or \
+            attacks["tier_param"] == "strict" and "requested" not in record
+        assert {"bubblewrap", "pid_namespace", "ipc_namespace", "mount_namespace", "no_network", "private_tmp",
+                "read_only_view", "tree_kill", "cpu_accounting_tree", "freezer"} <= set(record["protections"])
+        assert {"cgroup_memory", "rss_polling"} & set(record["protections"]), "memory is capped one way or the other"
+        assert {"cgroup_cpu", "cpu_throttle"} & set(record["protections"]), "CPU is capped one way or the other"
+
+
+def test_a_bot_cannot_stop_the_arena(attacks):
+    g = game(attacks, "stop_arena")
+    failed(g["report"], "stop_")
+    assert g["faults"][0] == []
+
+
+def test_a_bot_cannot_stop_or_read_its_opponent(attacks):
+    assert game(attacks, "signal_opponent")["report"]["seen"] == 0
+    assert game(attacks, "spy_opponent")["report"]["seen"] == 0
+
+
+def test_a_bot_cannot_read_or_write_the_results_or_the_project(attacks):
+    report = game(attacks, "results")["report"]
+    assert report["read_results"] != "ok" and report["write_results"] != "ok" and report["write_project"] != "ok"
+    assert attacks["db_unchanged"] and attacks["project_untouched"]
+    assert game(attacks, "flood")["report"]["list_logs"] != "ok", "the logs folder is out of sight"
+
+
+def test_a_bot_cannot_read_the_arenas_environment(attacks):
+    report = game(attacks, "env")["report"]
+    assert report["arena_env"] != "ok" and report["own_env"] == "absent", report
+
+
+def test_a_bot_cannot_reach_the_network(attacks):
+    assert game(attacks, "network")["report"]["connect"] != "ok"
+
+
+def test_daemons_forks_ipc_and_litter_do_not_outlive_the_game(attacks):
+    assert game(attacks, "daemon")["report"]["daemon_pid"] > 0
+    g = game(attacks, "fork_bomb")
+    assert g["report"] == {"fork_bomb": "started"} and g["faults"][0] == []
+    report = game(attacks, "ipc")["report"]
+    assert report["shm"] == report["sem"] == report["msg"] == "ok", "the bot made its objects (in its namespace)"
+    assert not attacks["ipc_left"], "no System V IPC object of the bot is left on the host"
+    assert game(attacks, "litter")["report"]["litter_/tmp"] == "ok"
+    assert attacks["litter_left"] == []
+    assert attacks["left_processes_seen_by_arena"] == [] and attacks["left_processes"] == []
+    assert attacks["state_root_left"] == [], "no working folder is left"
+
+
+def test_120_spinners_are_held_to_their_cpu_share_and_the_opponent_keeps_its_time(attacks):
+    g = game(attacks, "spin")
+    assert g["report"].get("spinners") == 120 and g["faults"][0] == [], g
+    assert g["moves"][1] > 0
+    # the spinners' CPU is counted (the tree), and held to one core
+    assert 0.1 * g["duration_s"] * 1000 < g["cpu_ms"][0] <= g["duration_s"] * 1000 * 1.25 + 300, g
+
+
+def test_a_memory_hog_is_stopped_at_its_cap(attacks):
+    g = game(attacks, "alloc")
+    assert [f["verdict"] for f in g["faults"][0]] == ["memory_limit"], g
