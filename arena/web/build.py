@@ -68,24 +68,30 @@ def _copy_back(inside: Path, folder: Path) -> None:
 
 
 def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: Path | None = None,
-                  label: str = "build", memory_mb: int = 1024, program_dir: Path | None = None,
-                  hide: list = ()) -> StepResult:
+                  label: str = "build", memory_mb: int = 1024, hide: list = (), copy_back: bool = True) -> StepResult:
     """Run ``argv`` in the sandbox ``tier`` (in ``cwd`` if given, made the sandbox user's), output kept.
 
     The process and everything it started are killed at ``timeout_s``. The log is the
     last 64 KiB of standard output and standard error together. ``memory_mb`` caps the
     memory of the whole tree (see ``Sandbox.record()`` for how it is enforced here).
-    ``program_dir`` (a bot package) is shown read-only; ``hide`` names paths the step must
-    never see (the league file, the other packages)."""
+    ``hide`` names paths the step must never see (the league file, the other packages).
+
+    Where the tier gives the step a working folder of its own, ``cwd`` is copied into it
+    and the step works on the copy: paths into ``cwd`` on the command line are moved to
+    the copy, and with ``copy_back`` what the step left there is copied back into ``cwd``.
+    So a step never needs to reach the folder of packages (closed to everyone else)."""
     sandbox = Sandbox(tier, Limits(cpu_s=max(1, int(timeout_s) + 5), memory_mb=memory_mb), hide=[str(h) for h in hide])
-    launch = sandbox.prepare(argv, label=label, program_dir=str(program_dir) if program_dir else None)
+    launch = sandbox.prepare(argv, label=label)
     inside = None  # the folder the step works in, when it is not ``cwd`` itself
     if cwd is not None:
         if launch.tmpdir:
             # The sandbox's working folder is the only place a sandboxed step may write (under
-            # strict the only one it sees): the package is copied in, built there, copied back.
+            # strict the only one it sees): the package is copied in, worked on there.
             inside = Path(launch.tmpdir)
             shutil.copytree(cwd, inside, symlinks=True, dirs_exist_ok=True)
+            src = str(Path(cwd).resolve())
+            launch.argv = [str(inside) + a[len(src):] if a == src or a.startswith(src + "/") else a
+                           for a in launch.argv]
         else:
             launch.cwd = str(cwd)
         if "unprivileged_user" in launch.protections:
@@ -113,7 +119,7 @@ def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: 
                 pass
             launch.kill_extra()
             code = proc.wait()
-            if inside is not None:
+            if inside is not None and copy_back:
                 _copy_back(inside, Path(cwd))
             sandbox.cleanup()
         seconds = time.perf_counter() - t0
@@ -129,7 +135,7 @@ def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: 
 
 def build(folder: Path, command: str, timeout_s: float = 300, tier: str = "strict", memory_mb: int = 1024,
           hide: list = ()) -> StepResult:
-    """Run the manifest's build command in (a copy of) the package folder."""
+    """Run the manifest's build command in (a copy of) the package folder; what it made is copied back."""
     return run_sandboxed(["sh", "-c", command], timeout_s, tier, cwd=folder, label="build", memory_mb=memory_mb,
                          hide=hide)
 
@@ -169,12 +175,15 @@ def runnable_toolchains(tier: str = "strict") -> dict[str, str]:
 
 def check(argv: list[str], timeout_s: float = 300, tier: str = "strict", move_ms: int = 2000,
           program_dir: Path | None = None, memory_mb: int = 1024, hide: list = ()) -> tuple[dict, StepResult]:
-    """Run the conformance check on ``argv`` in the sandbox; ``(report, step)``.
+    """Run the conformance check on ``argv`` in the sandbox; ``(report, step)``. With
+    ``program_dir`` (the bot's package) the check runs the bot from a copy of it in the
+    step's own working folder.
 
     ``report`` is :meth:`arena.process.check_bot.Report.to_json` (``{"ok", "checks"}``), or
     ``{"ok": False, "error": ...}`` when the checker gave no report (time limit, crash)."""
     step = run_sandboxed([sys.executable, "-m", "arena.web.checkrun", "--move-ms", str(move_ms), "--", *argv],
-                         timeout_s, tier, label="check", memory_mb=memory_mb, program_dir=program_dir, hide=hide)
+                         timeout_s, tier, cwd=program_dir, label="check", memory_mb=memory_mb, hide=hide,
+                         copy_back=False)
     report = None
     for line in reversed(step.log.splitlines()):
         if line.startswith("{"):

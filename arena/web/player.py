@@ -103,6 +103,11 @@ def _remove(path: str) -> None:
         pass
 
 
+def _echo(text: str) -> None:
+    """What a round says: its progress lines are routine, anything else is worth a warning."""
+    (log.info if text.startswith("played ") else log.warning)(text)
+
+
 class _RecordingExecutor:
     """The local executor, writing each game's replay and stopping when the server stops."""
 
@@ -203,7 +208,7 @@ class Player:
                 t0 = time.monotonic()
                 try:
                     summary = play_league(league, groups * seats, self.concurrency, self.play,
-                                          echo=log.warning, executor=executor, sandbox=self.settings.game_tier,
+                                          echo=_echo, executor=executor, sandbox=self.settings.game_tier,
                                           priority="uncertain", on_stored=self._stored)
                 except (LeagueError, ArenaError) as exc:
                     self.status = f"paused: {exc}"
