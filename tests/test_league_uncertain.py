@@ -58,3 +58,23 @@ def test_reconcile_puts_committed_replays_in_place_and_removes_orphans(tmp_path)
     assert json.loads(replay_path(path, 1, 0).read_text()) == {"game": 1}
     assert sorted(p.name for p in replay_path(path, 0, 0).parent.glob("*.json")) == ["0-0.json", "1-0.json"]
     assert list(pending_dir(path).iterdir()) == []
+
+
+def test_a_second_player_of_the_same_league_serves_without_playing(tmp_path):
+    from arena.web.player import Player
+
+    path = tmp_path / "l.db"
+    League.create(path, RuleSpec(), 2).close()
+    first, second = Player(path), Player(path)
+    first.start()
+    try:
+        second.start()
+        assert not second.thread.is_alive() and second.status.startswith("not playing:")
+        assert "an arena serve" in second.status and "holds its lock" in second.status
+    finally:
+        first.stop()
+        second.stop()
+    third = Player(path)  # the lock went with the first
+    third.start()
+    third.stop()
+    assert third.status == "stopped"

@@ -38,6 +38,7 @@ from ..errors import ArenaError
 from ..league import LeagueError
 from ..league.play import play_league
 from ..tournament.executors import LocalExecutor
+from ..tournament.store import FolderLock, StoreError
 from .store import open_league
 
 log = logging.getLogger(__name__)
@@ -158,12 +159,21 @@ class Player:
         self.rounds = 0
         self.reconciled: dict | None = None
         self._in_flight: dict = {}
+        self.lock: FolderLock | None = None
         self.thread = threading.Thread(target=self._loop, name="league-player", daemon=True)
 
     def start(self) -> None:
-        """Start playing."""
+        """Take the league's play lock (the one ``arena league play`` takes) and start playing;
+        if another server or ``league play`` holds it, serve without playing and say why."""
         replays_dir(self.league_path).mkdir(mode=0o700, exist_ok=True)
         pending_dir(self.league_path).mkdir(mode=0o700, exist_ok=True)
+        try:
+            self.lock = FolderLock.acquire(self.league_path.with_name(self.league_path.name + ".lock"),
+                                           "an arena serve")
+        except StoreError as exc:
+            self.status = f"not playing: {exc}"
+            log.warning("%s", self.status)
+            return
         self.thread.start()
 
     def stop(self, wait_s: float = 30.0) -> None:
@@ -171,6 +181,9 @@ class Player:
         self.stopping.set()
         if self.thread.is_alive():
             self.thread.join(wait_s)
+        if self.lock is not None and not self.thread.is_alive():
+            self.lock.release()
+            self.lock = None
 
     def live(self) -> list[dict]:
         """The games in flight: ``[{"group", "rotation", "seed", "bots", "started"}]``, oldest first."""
