@@ -107,7 +107,7 @@ def failed(report: dict, prefix: str) -> None:
 # ------------------------------------------------------------------ the classics
 @tier_param()
 @pytest.mark.parametrize("mode, verdict", [("hang", "timeout"), ("crash", "crash"), ("garbage", "non_json"),
-                                           ("flood_stdout", "output_limit")])
+                                           ("flood_stdout", "output_limit"), ("close_stdout", "crash")])
 def test_a_classic_fault_gets_its_verdict_in_every_tier(tier, mode, verdict, arena_dir):
     out, _ = play(tier, misbehaving(mode), arena_dir, time_control={"move_ms": 400, "startup_ms": 10000})
     assert [f["verdict"] for f in out["seats"][0]["faults"]] == [verdict]
@@ -265,6 +265,23 @@ def test_files_left_in_tmp_and_dev_shm_are_removed(tier, arena_dir):
     assert not os.path.exists(f"/tmp/{token}") and not os.path.exists(f"/dev/shm/{token}")
 
 
+def ipc_keys() -> set[int]:
+    keys = set()
+    for kind in ("shm", "sem", "msg"):
+        with open(f"/proc/sysvipc/{kind}") as f:
+            keys.update(int(line.split()[0]) for line in f.read().splitlines()[1:] if line.split())
+    return keys
+
+
+@tier_param()
+def test_system_v_ipc_objects_do_not_outlive_the_game(tier, arena_dir):
+    key = 0x4B000000 + os.getpid() % 0xFFFF * 4 + TIERS.index(tier)
+    out, report = play(tier, hostile("ipc", key), arena_dir)
+    assert report["shm"] == report["sem"] == report["msg"] == "ok", report
+    assert key not in ipc_keys()
+    assert "ipc_namespace" in out["sandbox"]["protections"]
+
+
 def test_the_sweep_removes_what_a_killed_arena_left(tmp_path):
     """A coordinator killed with SIGKILL mid-game: the next start removes its bots' processes,
     working folders and cgroups."""
@@ -289,3 +306,55 @@ def test_the_sweep_removes_what_a_killed_arena_left(tmp_path):
     assert removed["processes"] >= 1 and removed["folders"] >= 1
     assert not _proc_uids().get(int(uid)) and not os.path.exists(folder)
     assert not cgroup or not os.path.exists(cgroup)
+
+
+def test_the_sweep_removes_the_cgroups_of_a_killed_arena_that_lived_in_another_cgroup(tmp_path):
+    """An arena started in another cgroup (another shell, a service) makes its bots' cgroups
+    below that one; killed, it leaves them where no name-based search of the next start
+    looks. The records of bot cgroups find them."""
+    import subprocess
+    layout = cgroup_layout()[0]
+    if not layout:
+        pytest.skip("no writable cgroup hierarchy on this machine")
+    parents = []
+    for base in {os.path.realpath(p) for p in layout.values()}:
+        d = Path(base) / f"elsewhere-{os.getpid()}"
+        d.mkdir()
+        parents.append(d)
+    script = tmp_path / "coordinator.py"
+    script.write_text(
+        "import sys, time\n"
+        "from arena.process.sandbox import Sandbox\n"
+        "from arena.process.transport import LineTransport\n"
+        "sb = Sandbox('strict')\n"
+        f"ln = sb.prepare([sys.executable, {HOSTILE!r}, 'good'], label='victim')\n"
+        "t = LineTransport(ln.argv, cwd=ln.cwd, env=ln.env, preexec_fn=ln.preexec_fn, stdout_fd3=ln.stdout_fd3)\n"
+        "t.start()\n"
+        "print(' '.join(map(str, ln.cgroup.dirs)), flush=True)\n"
+        "time.sleep(60)\n")
+
+    def join_elsewhere():
+        for d in parents:
+            (d / "cgroup.procs").write_text(str(os.getpid()))
+
+    require_strict()
+    try:
+        coordinator = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                                       preexec_fn=join_elsewhere)
+        dirs = coordinator.stdout.readline().split()
+        coordinator.send_signal(signal.SIGKILL)
+        coordinator.wait()
+        assert dirs and all(any(p in Path(d).parents for p in parents) for d in dirs), dirs
+        assert all(os.path.isdir(d) for d in dirs), "the killed arena left its bot's cgroup"
+        sweep_stale()
+        assert not any(os.path.exists(d) for d in dirs)
+    finally:
+        for d in parents:
+            for _ in range(100):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)

@@ -207,3 +207,23 @@ def test_120_spinners_are_held_to_their_cpu_share_and_the_opponent_keeps_its_tim
 def test_a_memory_hog_is_stopped_at_its_cap(attacks):
     g = game(attacks, "alloc")
     assert [f["verdict"] for f in g["faults"][0]] == ["memory_limit"], g
+
+
+def test_after_a_root_arena_an_ordinary_user_prepares_bots_in_the_same_tmp():
+    """Root's sandbox folder in /tmp does not stand in an ordinary user's way: each user has
+    a folder of their own there."""
+    from arena.process.sandbox import Sandbox
+
+    Sandbox("basic").prepare(["true"]).cleanup()  # this run's own user makes its folder in /tmp
+    user = User()
+    try:
+        answer = user.run(textwrap.dedent("""
+            import json
+            from arena.process.sandbox import Sandbox, state_root
+            launch = Sandbox("basic").prepare(["true"])
+            launch.cleanup()
+            print(json.dumps({"root": str(state_root())}))
+            """), env={"TMPDIR": "/tmp"})
+        assert answer["root"] == f"/tmp/arena-sandbox-{user.uid}"
+    finally:
+        user.close()

@@ -223,3 +223,68 @@ def test_the_record_lists_what_was_in_force_for_every_bot():
                for u in rec["unavailable"])
     if ROOT:
         assert {"unprivileged_user", "rlimit_nproc", "tree_kill"} <= set(rec["protections"])
+
+
+READER = """
+import os, sys
+try:
+    open(sys.argv[-1]).read()
+    print("read")
+except OSError as exc:
+    print(type(exc).__name__)
+print(len(os.listdir(os.path.dirname(os.path.abspath(sys.argv[0])))))
+"""
+
+
+def test_strict_shows_the_programs_folder_never_an_arguments(tmp_path):
+    """``./probe --db OUT/results.sqlite``: the executable's folder (and the interpreter its
+    ``#!`` line names) is visible, the folder of a mere argument is not."""
+    require_strict()
+    os.chmod(tmp_path, 0o755)
+    (tmp_path / "bot").mkdir(mode=0o755)
+    (tmp_path / "out").mkdir(mode=0o755)
+    db = tmp_path / "out" / "results.sqlite"
+    db.write_text("the results")
+    db.chmod(0o644)
+    probe = tmp_path / "bot" / "probe"
+    probe.write_text(f"#!{sys.executable}\n{READER}")
+    probe.chmod(0o755)
+    launch = Sandbox("strict").prepare([str(probe), "--db", str(db)])
+    try:
+        assert str(tmp_path / "bot") in launch.argv and str(tmp_path / "out") not in launch.argv
+        read, listed = read_lines(launch, 2)
+        assert read == b"FileNotFoundError" and int(listed) == 1
+    finally:
+        launch.cleanup()
+
+
+def test_strict_covers_hidden_paths_inside_the_programs_folder(tmp_path):
+    require_strict()
+    os.chmod(tmp_path, 0o755)
+    (tmp_path / "results").mkdir(mode=0o755)
+    db = tmp_path / "results" / "results.sqlite"
+    db.write_text("the results")
+    db.chmod(0o644)
+    bot = tmp_path / "bot.py"
+    bot.write_text(READER)
+    bot.chmod(0o644)
+    for hide, expected in (([], b"read"), ([str(tmp_path / "results")], b"FileNotFoundError")):
+        launch = Sandbox("strict", hide=hide).prepare([sys.executable, str(bot), str(db)])
+        try:
+            assert read_lines(launch, 2)[0] == expected
+        finally:
+            launch.cleanup()
+
+
+def test_a_sandbox_folder_that_another_user_made_is_refused_with_a_sentence(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_SANDBOX_ROOT", str(tmp_path))
+    theirs = tmp_path / f"arena-sandbox-{os.geteuid()}"
+    theirs.symlink_to(tmp_path)
+    with pytest.raises(SandboxError, match="is not a folder"):
+        Sandbox("basic").prepare([sys.executable, "-c", "pass"])
+    theirs.unlink()
+    theirs.mkdir()
+    if os.geteuid() == 0:
+        os.chown(theirs, 4242, 4242)
+        with pytest.raises(SandboxError, match="belongs to another user"):
+            Sandbox("basic").prepare([sys.executable, "-c", "pass"])

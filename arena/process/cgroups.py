@@ -13,15 +13,19 @@ process a bot starts stays in its cgroup whatever session or group it moves to, 
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import signal
 import threading
 from functools import lru_cache
 from pathlib import Path
 
+from .uids import cgroup_records
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
 PREFIX = "arena-"
+_records = itertools.count()
 
 
 def _own_cgroup(controller: str) -> str:
@@ -138,6 +142,12 @@ class Cgroup:
                     self._freeze = d / "freezer.state"
                     self.freezer = True
         self.procs_paths = [str(d / "cgroup.procs").encode() for d in self.dirs]
+        self.record = None
+        try:
+            self.record = cgroup_records() / f"{os.getpid()}-{next(_records)}"
+            self.record.write_text("".join(f"{d}\n" for d in self.dirs))
+        except (OSError, Exception):  # noqa: BLE001 - a record is a help for later sweeps, never a need
+            self.record = None
 
     def cpu_seconds(self) -> float:
         """CPU time of every process that ever ran in the cgroup (the whole tree); 0.0 if unknown."""
@@ -215,12 +225,30 @@ class Cgroup:
 
     def kill_all(self) -> None:
         """SIGKILL every process in the cgroup (frozen first, so none can fork meanwhile), then
-        remove it."""
-        kill_dirs(self.dirs, self._freeze, self.v2)
+        remove it; one that the kernel does not let go yet (processes still exiting on a busy
+        machine) is retried in the background for half a minute, and its record stays for the
+        next start's sweep until it is gone."""
+        left = kill_dirs(self.dirs, self._freeze, self.v2)
+        if not left:
+            self._forget()
+            return
+
+        def retry() -> None:
+            if not kill_dirs(left, None, self.v2, rounds=1500):
+                self._forget()
+
+        threading.Thread(target=retry, daemon=True, name="cgroup-removal").start()
+
+    def _forget(self) -> None:
+        if self.record is not None:
+            try:
+                self.record.unlink()
+            except OSError:
+                pass
 
 
-def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False) -> None:
-    """Kill every process of the cgroup directories ``dirs`` and remove them."""
+def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False, rounds: int = 100) -> list[Path]:
+    """Kill every process of the cgroup directories ``dirs`` and remove them; the ones left."""
     if freeze is not None and freeze.exists():
         try:
             freeze.write_text("1" if v2 else "FROZEN")
@@ -228,7 +256,7 @@ def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False) ->
             freeze = None
     else:
         freeze = None
-    for _ in range(100):
+    for _ in range(rounds):
         pids: set[int] = set()
         for d in dirs:
             try:
@@ -256,7 +284,7 @@ def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False) ->
                 if exc.errno != errno.ENOENT:
                     left.append(d)
         if not left:
-            return
+            return []
         dirs = left
         threading.Event().wait(0.02)
     if freeze is not None:
@@ -264,6 +292,7 @@ def kill_dirs(dirs: list[Path], freeze: Path | None = None, v2: bool = False) ->
             freeze.write_text("0" if v2 else "THAWED")
         except OSError:
             pass
+    return dirs
 
 
 def pid_alive(pid: int) -> bool:
@@ -278,9 +307,35 @@ def pid_alive(pid: int) -> bool:
 
 
 def sweep_cgroups() -> int:
-    """Kill and remove the bot cgroups of arenas that are no longer running; how many."""
+    """Kill and remove the bot cgroups of arenas that are no longer running; how many. Those
+    recorded (:func:`~arena.process.uids.cgroup_records`) are found wherever they were made;
+    the ones named after a dead arena below this arena's own cgroup parents too."""
     layout, _ = cgroup_layout()
     removed = 0
+    try:
+        records = cgroup_records()
+        names = os.listdir(records)
+    except Exception:  # noqa: BLE001 - without records, the name-based sweep below still runs
+        names = []
+    for name in names:
+        owner = name.split("-", 1)[0]
+        if not owner.isdigit() or int(owner) == os.getpid() or pid_alive(int(owner)):
+            continue
+        try:
+            dirs = [Path(line) for line in (records / name).read_text().splitlines() if line.startswith("/sys/fs/cgroup/")]
+        except OSError:
+            continue
+        present = [d for d in dirs if d.is_dir()]
+        left = []
+        for d in present:
+            freezer = d / "freezer.state" if (d / "freezer.state").exists() else d / "cgroup.freeze"
+            left += kill_dirs([d], freezer if freezer.exists() else None, freezer.name == "cgroup.freeze")
+        removed += len(present) - len(left)
+        if not left:
+            try:
+                (records / name).unlink()
+            except OSError:
+                pass
     bases = {os.path.realpath(p) for p in layout.values()}
     for base in bases:
         try:

@@ -57,7 +57,7 @@ from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
 from .proctree import continue_tree, descendants, stop_tree, tree_cpu_seconds
 from .transport import session_members
 from .uids import (SHARED_TEMP, UID_BASE, UID_SLOTS, SandboxError, UidLease, _own_folder, kill_uid,  # noqa: F401
-                   proc_uids, remove_owned, sweep_uids)
+                   proc_uids, remove_owned, state_root, sweep_uids)
 
 TIERS = ("none", "basic", "strict")
 REQUESTABLE = TIERS + ("auto",)
@@ -251,15 +251,6 @@ def _make_bridges(plan: dict[str, list[str]]) -> tuple[str, list[tuple[bytes, by
 
 
 # ---------------------------------------------------------------- the arena's own root
-def state_root() -> Path:
-    """The one folder holding this user's bots' working directories and path bridges:
-    ``$TMPDIR/arena-sandbox-<uid>`` (mode 0711: a bot can enter its own folder, list none).
-    One per user, so arenas of different users never meet in it; one that another user
-    made first is refused with a sentence."""
-    base = Path(os.environ.get("ARENA_SANDBOX_ROOT") or tempfile.gettempdir())
-    return _own_folder(base / f"arena-sandbox-{os.geteuid()}", 0o711, "the sandbox folder")
-
-
 def _new_dir(label: str) -> str:
     """A fresh folder ``<root>/<arena pid>-<n>-<label>``: a sweep knows whose it is."""
     name = f"{os.getpid()}-{next(_counter)}-{re.sub(r'[^A-Za-z0-9_.]', '_', label)[:40]}"
@@ -372,6 +363,24 @@ def program_files(argv: list[str], env: dict) -> tuple[str | None, str | None]:
     return exe, None
 
 
+def _shebang(exe: str, env: dict) -> str | None:
+    """The interpreter a script names on its ``#!`` line (through ``/usr/bin/env NAME``)."""
+    try:
+        with open(exe, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        names = [w for w in words[1:] if not w.startswith("-")]
+        return shutil.which(names[0], path=env.get("PATH")) if names else None
+    return words[0] if os.path.exists(words[0]) else None
+
+
 def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None) -> list[str]:
     """What a bot needs to see, read-only: its interpreter's whole installation, its
     program's folder (the script's, the executable's, or ``program_dir``: a bot package's),
@@ -396,6 +405,10 @@ def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None)
             if os.path.samefile(seen, sys.executable) if os.path.exists(seen) else False:
                 add(sys.prefix)
                 add(sys.base_prefix)
+    interpreter = _shebang(exe, env) if exe else None
+    if interpreter:  # ./bot.py with "#!/usr/bin/env python3": the interpreter's installation too
+        add_prefix(os.path.abspath(interpreter))
+        add_prefix(os.path.realpath(interpreter))
     _, script = program_files(argv, env)
     if script:
         add(os.path.dirname(script))

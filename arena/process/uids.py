@@ -78,6 +78,24 @@ def _own_folder(path: Path, mode: int, what: str) -> Path:
     return path
 
 
+def state_root() -> Path:
+    """The one folder holding this user's bots' working directories and path bridges:
+    ``$TMPDIR/arena-sandbox-<uid>`` (mode 0711: a bot can enter its own folder, list none).
+    One per user, so arenas of different users never meet in it; one that another user
+    made first is refused with a sentence."""
+    base = Path(os.environ.get("ARENA_SANDBOX_ROOT") or tempfile.gettempdir())
+    return _own_folder(base / f"arena-sandbox-{os.geteuid()}", 0o711, "the sandbox folder")
+
+
+def cgroup_records() -> Path:
+    """Where each bot cgroup is recorded while it exists (``<arena pid>-<n>``, its folders
+    one a line), so that a later start removes those of a dead arena wherever they were
+    made: machine-wide for root arenas (beside the uid registry), else the user's own."""
+    if os.geteuid() == 0:
+        return _own_folder(registry().parent / "cgroups", 0o700, "the bot cgroup records")
+    return _own_folder(state_root() / ".cgroups", 0o700, "the bot cgroup records")
+
+
 @lru_cache(maxsize=1)
 def registry() -> Path:
     """The machine-wide folder of uid locks (root only): root-owned, mode 0700."""

@@ -69,6 +69,10 @@ def misbehave(msg):
                 os._exit(0)
             made += 1
         print(f"forked {made}", file=sys.stderr, flush=True)
+    elif MODE == "close_stdout":
+        sys.stdout.flush()
+        os.close(1)
+        time.sleep(3600)
     elif MODE == "alloc":
         hoard = []
         while True:
