@@ -135,6 +135,11 @@ class _RecordingExecutor:
         try:
             for task, reply in self.inner.run(tasks, with_replay, lambda: stop() or self.stopping.is_set(), on_death):
                 self.in_flight.pop((task.group, task.rotation), None)
+                pending = pending_dir(self.league_path) / f"{task.group}-{task.rotation}.json"
+                if not isinstance(reply, BaseException) and not pending.is_file():
+                    # a game without its replay is not stored: the group is completed later
+                    why = (reply.get("outcome") or {}).get("replay_error") or "its replay was not written"
+                    reply = ArenaError(f"game {task.group}-{task.rotation} is not stored: {why}")
                 yield task, reply
         finally:
             self.in_flight.clear()

@@ -189,13 +189,13 @@ def house_names(league: League) -> set[str]:
     from arena.plugins import policy_names
 
     submitted = {r[0] for r in league.conn.execute("SELECT entry FROM web_submissions")}
-    names = {e.name.split("@")[0] for e in league.entries() if e.name not in submitted}
-    return names | {n.lower() for n in policy_names()} | set(policy_names())
+    return {e.name.split("@")[0] for e in league.entries() if e.name not in submitted} | set(policy_names())
 
 
 def name_refusal(league: League, name: str, author: str) -> str | None:
-    """Why ``author`` may not submit a bot called ``name``, or None if they may."""
-    if name in house_names(league) or name.lower() in {n.lower() for n in house_names(league)}:
+    """Why ``author`` may not submit a bot called ``name``, or None if they may (a house
+    bot's name is reserved whatever its case)."""
+    if name.lower() in {n.lower() for n in house_names(league)}:
         return f"the bot name {name!r} is a house bot of this league; choose another name"
     owner = owner_of(league, name)
     if owner is not None and owner != author:
