@@ -57,7 +57,15 @@ def open_league(path) -> League:
         key = None
     with _ready_lock:
         if key is not None and key in _ready:
-            return League.open(path, verify=False)
+            league = League.open(path, verify=False)
+            try:
+                if "withdrawn" in {r[1] for r in league.conn.execute("PRAGMA table_info(web_submissions)")}:
+                    return league
+            except BaseException:
+                league.close()
+                raise
+            league.close()  # another file now has that inode number: check it whole
+            _ready.discard(key)
         league = League.open(path)
         try:
             _upgrade(league)
