@@ -63,6 +63,8 @@ def test_a_name_belongs_to_its_first_accepted_author_and_a_failure_reserves_noth
     failed = receive(league, "bob", tarball("bolt", "bob", build_cmd="exit 3"), settings=FAST)
     assert process(league, failed["id"], FAST)["status"] == "build failed"
     assert store.owner_of(league, "bolt") is None
+    assert not (Path(f"{league.path}.bots") / "bolt@1").exists()  # its files are gone, its log is kept
+    assert "exit code 3" in store.submission(league, failed["id"])["build_log"]
     # two authors queue the same name; neither owns it until one is accepted
     alice = receive(league, "alice", tarball("bolt", "alice"), settings=FAST)  # the very entry bob failed
     carol = receive(league, "carol", tarball("bolt", "carol", version="2"), settings=FAST)

@@ -210,7 +210,13 @@ def process(league, sid: int, settings: Settings = Settings()) -> dict:
 
 def _finish(league, sid: int, status: str, verdict: str) -> dict:
     store.update_submission(league, sid, status=status, verdict=verdict, finished=time.time())
-    return store.submission(league, sid)
+    sub = store.submission(league, sid)
+    if status != "accepted":  # its log and verdict are kept; its files will never run
+        root = packages_dir(league.path)
+        top = root / sub["entry"]
+        if top.parent == root and top.is_dir() and not top.is_symlink():
+            shutil.rmtree(top, ignore_errors=True)
+    return sub
 
 
 def next_submission(waiting: list[dict], served: dict[str, float]) -> dict | None:
