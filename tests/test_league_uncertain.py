@@ -78,3 +78,13 @@ def test_a_second_player_of_the_same_league_serves_without_playing(tmp_path):
     third.start()
     third.stop()
     assert third.status == "stopped"
+
+
+def test_an_entry_whose_games_tell_little_does_not_take_every_group():
+    elo = {"hopeless": -900.0, "a": 0.0, "b": 10.0, "c": -10.0}
+    games = [game("hopeless", "a", "a")] * 40 + [game("a", "b", "a"), game("b", "c", "c")] * 5
+    doubt = uncertainty(games, elo, list(elo))
+    assert doubt["hopeless"] == max(doubt.values())
+    counts = {"hopeless": 40, "a": 50, "b": 10, "c": 10}  # far ahead of the fewest: not an anchor now
+    anchors = {pick_table(list(elo), counts, elo, {}, 2, random.Random(s), doubt)[0] for s in range(10)}
+    assert "hopeless" not in anchors

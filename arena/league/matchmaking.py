@@ -27,7 +27,8 @@ ELO_SCALE = 200.0
 def pick_table(active: list[str], games: dict[str, int], elo: dict[str, float], meetings: dict[frozenset, int],
                seats: int, rng: random.Random, uncertainty: dict[str, float] | None = None) -> tuple[str, ...]:
     """The entries of the next group, the least-played first (or, given ``uncertainty``,
-    the one whose rating is least certain first: see :func:`uncertainty`).
+    the one whose rating is least certain first, among those with at most twice the fewest
+    games plus two groups: see :func:`uncertainty`).
 
     ``meetings`` (games each pair played together) is accepted for callers that track it;
     the draw itself spreads pairings, so it is not needed to choose.
@@ -40,7 +41,10 @@ def pick_table(active: list[str], games: dict[str, int], elo: dict[str, float], 
     if uncertainty is None:
         anchor = min(active, key=lambda e: (count[e], jitter[e]))
     else:
-        anchor = max(active, key=lambda e: (uncertainty.get(e, math.inf), -count[e], jitter[e]))
+        # the least certain rating first, among entries not far ahead in games: one whose games
+        # tell little (a bot that loses to everyone) must not take every group
+        eligible = [e for e in active if count[e] <= 2 * fewest + 2 * seats]
+        anchor = max(eligible, key=lambda e: (uncertainty.get(e, math.inf), -count[e], jitter[e]))
     rated = [elo[e] for e in active if e in elo]
     mean = sum(rated) / len(rated) if rated else 0.0
     rating = {e: elo.get(e, mean) for e in active}
