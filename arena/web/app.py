@@ -131,6 +131,39 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         return {"opponent": q.get("opponent") or None, "result": q.get("result") or None, "page": page,
                 "per_page": per_page}
 
+    def withdraw_work(name: str, token: str, entry: str) -> tuple[int, str]:
+        with _league(path) as league:
+            author = store.author_of(league, token)
+            if author is None:
+                return 401, "Unknown token: only the bot's author, with their token, may withdraw a version."
+            if views.base_name(entry) != name:
+                return 404, f"{entry!r} is not a version of {name}."
+            try:
+                store.withdraw(league, author, entry)
+            except store.WithdrawError as exc:
+                return exc.status, f"Not withdrawn: {exc}."
+        return 200, f"{entry} is withdrawn: it plays no more games; its games and rating stay in the records."
+
+    async def bot_withdraw(request: Request) -> Response:
+        """Withdraw one of your versions from the bot's page (form: entry, token)."""
+        name = request.path_params["name"]
+        try:
+            request._body = await _read_capped(request, 8192)
+            form = await request.form(max_files=0, max_fields=4)
+            entry, token = str(form.get("entry") or ""), str(form.get("token") or "")
+        except Exception:  # too large, or not a form
+            entry = token = ""
+        if not entry or not token:
+            status, message = 400, "Choose a version and give your token."
+        else:
+            status, message = await run_in_threadpool(withdraw_work, name, token, entry)
+        with _league(path) as league:
+            data = views.bot(league, name)
+            h2h = history.head_to_head(league, name) if data else []
+        if not data:
+            return not_found(f"No bot called {name!r}.")
+        return html(site_pages.bot_page(public(data), public(h2h), message=public(message), ok=status == 200), status)
+
     def bot_games(request: Request) -> Response:
         """A bot's whole match history, newest first (?opponent=BOT&result=win|draw|loss&page=N)."""
         name = request.path_params["name"]
@@ -344,6 +377,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
 
     routes = [
         Route("/", home), Route("/bot/{name}", bot), Route("/bot/{name}/games", bot_games),
+        Route("/bot/{name}/withdraw", bot_withdraw, methods=["POST"]),
         Route("/author/{name}", author), Route("/game/{gid:int}", game),
         Route("/game/{gid:int}/replay", replay), Route("/game/{gid:int}/replay.json", replay_json),
         Route("/live", live), Route("/rules", rules),

@@ -92,7 +92,7 @@ def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_sta
     method = (f"Ratings: {esc(tab['ratings']['method'])} on all {tab['games']} games, anchored at "
               f"{esc(tab['ratings']['anchor'])} = 0." if tab["ratings"] else "No ratings yet.")
     sub_rows = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{link_author(s["author"])}</td>'
-                       f'<td>{status_tag(s["status"])}</td><td class="muted">{when(s["submitted"])}</td></tr>'
+                       f'<td>{status_tag(s["status"], s.get("withdrawn"))}</td><td class="muted">{when(s["submitted"])}</td></tr>'
                        for s in subs)
     return layout("Leaderboard", f"{table}<p class=\"muted\">{method} Background play: {esc(player_status)}; "
                   f"<a href=\"/live\">{live} game{'' if live == 1 else 's'} in progress</a>.</p>"
@@ -100,7 +100,10 @@ def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_sta
                   + (f"<h2>Recent submissions</h2><table>{sub_rows}</table>" if subs else ""), refresh_s=60)
 
 
-def status_tag(status: str) -> str:
+def status_tag(status: str, withdrawn=None) -> str:
+    """A submission's status, coloured (an accepted version its author took out says so)."""
+    if status == "accepted" and withdrawn:
+        return '<span class="muted">accepted, withdrawn</span>'
     cls = "ok" if status == "accepted" else "pending" if status in ("queued", "building", "checking") else "bad"
     return f'<span class="{cls}">{esc(status)}</span>'
 
@@ -121,7 +124,7 @@ def submission_page(s: dict) -> str:
                               for u in rec.get("unavailable", [])) + "</li>" for step, rec in sandbox.items())
     body = (f"<p>Bot {link_bot(s['name'])}, version {esc(s['version'])}, by {link_author(s['author'])}; "
             f"submitted {when(s['submitted'])}.</p>"
-            f"<p>Status: {status_tag(s['status'])}" + (" (this page reloads itself)" if pending else "") + "</p>"
+            f"<p>Status: {status_tag(s['status'], s.get('withdrawn'))}" + (" (this page reloads itself)" if pending else "") + "</p>"
             + (f"<p id=\"verdict\">Verdict: {esc(s['verdict'])}</p>" if s.get("verdict") else "")
             + f"<h2>Build log</h2><pre id=\"build-log\">{esc(s.get('build_log') or '(not built yet)')}</pre>"
             + f"<h2>Conformance check</h2>{check_html or '<p class=muted>(not checked yet)</p>'}"
@@ -147,20 +150,61 @@ def game_page(g: dict) -> str:
     return layout(f"Game #{g['id']}", body)
 
 
+_STEPS = (("games", "League games", "game"), ("builds", "Builds", "build"),
+          ("checks", "Conformance checks", "check"))
+
+
+def sandbox_section(in_force: dict) -> str:
+    """What the sandbox really gave the newest games, builds and checks, read from their records."""
+    items = []
+    for key, label, one in _STEPS:
+        rec = (in_force or {}).get(key)
+        if not rec:
+            why = " (no game has started a bot process)" if key == "games" else ""
+            items.append(f'<li id="in-force-{key}"><b>{label}</b>: none recorded yet{why}.</li>')
+            continue
+        n = rec.get("records", 0)
+        tiers = rec.get("tiers") or [rec.get("tier")]
+        net = ('<span class="bad">reachable</span> (some of them ran without the no_network protection)'
+               if rec.get("network") else "none")
+        mem = "capped" if rec.get("memory_capped") else '<span class="bad">not capped</span>'
+        missing = "".join(f"<li>{esc(u.get('protection'))}: {esc(u.get('reason'))}</li>"
+                          for u in rec.get("unavailable") or [])
+        fallback = "".join(f"<li>{esc(f)}</li>" for f in rec.get("fallback_reasons") or [])
+        items.append(
+            f'<li id="in-force-{key}"><b>{label}</b> (the newest {n} {one}{"" if n == 1 else "s"} recorded): '
+            f"tier <b>{esc(rec.get('tier'))}</b>" + (f" (tiers seen: {esc(', '.join(map(str, tiers)))})"
+                                                     if len(tiers) > 1 else "")
+            + f"; network: {net}; memory: {mem}.<br><span class=\"muted\">In force in every one: "
+            f"{esc(', '.join(rec.get('protections') or []) or 'nothing')}.</span>"
+            + (f"<br>Not available on this machine:<ul>{missing}</ul>" if missing else "")
+            + (f"Fell back from the tier asked for:<ul>{fallback}</ul>" if fallback else "") + "</li>")
+    return ("<h2>Sandbox in force</h2><p>Read from the records of what really ran (the settings are not "
+            "trusted here). Built-in bots play inside the server and start no process.</p>"
+            f"<ul id=\"in-force\">{''.join(items)}</ul>")
+
+
 def rules_page(r: dict) -> str:
-    """``/rules``: the league's rules, time control, sandbox and what a package must meet."""
+    """``/rules``: the league's rules, time control, the sandbox in force and what a package must meet."""
     tc = ", ".join(f"{k} = {v}" for k, v in r["time_control"].items()) or "the defaults"
     params = ", ".join(f"{k} = {v}" for k, v in (r["rules"].get("params") or {}).items()) or "none"
     tools = ", ".join(f"{k} ({v})" for k, v in r["toolchains"].items()) or "none found"
     c = r["caps"]
+    q = r.get("quotas") or {}
+    quota = (f"<li>Each author: at most {q['submissions_per_hour']} submissions an hour and "
+             f"{q['pending_per_author']} waiting or building at once.</li>"
+             if q.get("submissions_per_hour") and q.get("pending_per_author") else "")
+    pace = (f"<li>Background play: about {r['pace']:g} games a minute, new and uncertain entries first.</li>"
+            if r.get("pace") else "")
     body = (f"<ul><li>Rules: {esc(r['label'])} (variants: {esc(', '.join(r['rules'].get('variants') or []) or 'none')}; "
             f"parameters: {esc(params)})</li><li>Seats per game: {r['seats']}</li>"
-            f"<li>Time control: {esc(tc)}</li><li>Games run in the <b>{esc(r['sandbox'])}</b> sandbox tier; builds "
-            f"and conformance checks in the <b>{esc(r['build_sandbox'])}</b> tier, without network.</li>"
-            f"<li>Toolchains on this server: {esc(tools)}</li>"
+            f"<li>Time control: {esc(tc)}</li>{pace}"
+            f"<li>Toolchains on this server (those the build sandbox can run): {esc(tools)}</li>"
             f"<li>A package: at most {c['archive_kib']} KiB packed, {c['files']} files, {c['file_mib']} MiB per file, "
             f"{c['total_mib']} MiB unpacked; the build may take {r['build_timeout_s']:g} s, the check "
-            f"{r['check_timeout_s']:g} s.</li></ul>"
+            f"{r['check_timeout_s']:g} s.</li>{quota}</ul>"
+            + sandbox_section(r.get("in_force") or {}) +
+            "<h2>Ratings and faults</h2>"
             "<p>Matchmaking pairs bots with few games and close ratings, seat-rotated; ratings are refitted on all "
             "games (Bradley-Terry at two seats, Plackett-Luce at three or four). A bot that breaks the protocol or "
             "its clock forfeits the game. The protocol and the package format: <code>docs/protocol.md</code>, "
@@ -168,7 +212,7 @@ def rules_page(r: dict) -> str:
             "<h2>Submitting</h2><p>Ask the league's operator for a token, then <code>arena submit PATH --server URL "
             "--token TOKEN</code>, or use the <a href=\"/submit\">upload form</a>, or "
             "<code>POST /api/submissions</code> with the archive as the body and <code>Authorization: Bearer TOKEN"
-            "</code>.</p>")
+            "</code>. The <a href=\"/api\">API page</a> lists every endpoint.</p>")
     return layout("Rules", body)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from urllib.parse import quote, urlencode
 
 from .chart import line_chart
-from .history import RESULTS
+from .history import PER_PAGE, RESULTS
 from .pages import elo_cells, esc, games_table, layout, link_author, link_bot, status_tag, when
 
 PENDING = ("queued", "building", "checking")
@@ -18,7 +18,7 @@ PENDING = ("queued", "building", "checking")
 
 def _history_link(name: str, label: str, **params) -> str:
     query = urlencode({k: v for k, v in params.items() if v not in (None, "", 1)})
-    return f'<a href="/bot/{quote(name, safe="")}/games{"?" + query if query else ""}">{esc(label)}</a>'
+    return f'<a href="{esc(f"/bot/{quote(name, safe=str())}/games" + ("?" + query if query else ""))}">{esc(label)}</a>'
 
 
 def head_to_head_table(name: str, rows: list[dict]) -> str:
@@ -47,7 +47,7 @@ def withdraw_form(name: str, versions: list[dict]) -> str:
             "<button type=\"submit\">Withdraw</button></p></form>")
 
 
-def bot_page(data: dict, h2h: list[dict], message: str | None = None) -> str:
+def bot_page(data: dict, h2h: list[dict], message: str | None = None, ok: bool = True) -> str:
     """``/bot/NAME``: description, versions, rating over time, head-to-head, recent games, faults, submissions."""
     name = data["name"]
     rows = []
@@ -66,14 +66,14 @@ def bot_page(data: dict, h2h: list[dict], message: str | None = None) -> str:
                      for f in data["faults"])
     faults = (f"<table><tr><th>game</th><th>version</th><th>verdict</th><th>move</th><th>detail</th></tr>{faults}</table>"
               if faults else '<p class="muted">No faults.</p>')
-    subs = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{status_tag(s["status"])}</td>'
+    subs = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{status_tag(s["status"], s.get("withdrawn"))}</td>'
                    f'<td>{esc(s["verdict"]) or "-"}</td><td class="muted">{when(s["submitted"])}</td></tr>'
                    for s in data["submissions"])
     who = (f"Author: {link_author(data['author'])}" if data.get("author")
            else "A house bot of this league" if data.get("house") else "")
     head = (f'<p id="author">{who}</p>' if who else "") + (
         f'<p id="description">{esc(data["description"])}</p>' if data.get("description") else "")
-    note = f'<p class="ok" id="message">{esc(message)}</p>' if message else ""
+    note = f'<p class="{"ok" if ok else "bad"}" id="message">{esc(message)}</p>' if message else ""
     pending = any(s["status"] in PENDING for s in data["submissions"])
     body = (f"{note}{head}<h2>Versions</h2>{versions}<h2>Rating over time</h2>{line_chart(data['history'])}"
             f"<h2>Head to head</h2>{head_to_head_table(name, h2h)}"
@@ -106,10 +106,12 @@ def history_page(h: dict) -> str:
              "<th>rounds</th><th>played</th><th>replay</th></tr>" + rows + "</table>") if rows else \
         '<p class="muted">No game matches.</p>'
     nav = []
+    keep = {"opponent": h["opponent"], "result": h["result"],
+            "per_page": h["per_page"] if h["per_page"] != PER_PAGE else None}
     if h["page"] > 1:
-        nav.append(_history_link(name, "newer", opponent=h["opponent"], result=h["result"], page=h["page"] - 1))
+        nav.append(_history_link(name, "newer", **keep, page=h["page"] - 1))
     if h["page"] < h["pages"]:
-        nav.append(_history_link(name, "older", opponent=h["opponent"], result=h["result"], page=h["page"] + 1))
+        nav.append(_history_link(name, "older", **keep, page=h["page"] + 1))
     body = (f"<p>{link_bot(name, 'Back to ' + name)}. {h['total']} game{'' if h['total'] == 1 else 's'}; "
             f"page {h['page']} of {h['pages']}.</p>{form}{table}<p id=\"pages\">{' · '.join(nav)}</p>")
     return layout(f"{name}: games", body)
@@ -125,7 +127,7 @@ def author_page(a: dict) -> str:
                         f"<td class=\"num\">{elo}</td><td class=\"num\">{ci}</td><td class=\"num\">{v['games']}</td></tr>")
     bots_html = ("<table id=\"bots\"><tr><th>bot</th><th>version</th><th>status</th><th>rating</th><th>95% interval</th>"
                  "<th>games</th></tr>" + "".join(bots) + "</table>") if bots else '<p class="muted">No bot in the ladder yet.</p>'
-    subs = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{status_tag(s["status"])}</td>'
+    subs = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{status_tag(s["status"], s.get("withdrawn"))}</td>'
                    f'<td>{esc(s["verdict"]) or "-"}</td><td class="muted">{when(s["submitted"])}</td></tr>'
                    for s in a["submissions"])
     subs_html = (f"<table id=\"submissions\"><tr><th>version</th><th>status</th><th>verdict</th><th>submitted</th></tr>"

@@ -14,7 +14,6 @@ from pathlib import Path
 from ..league.table import league_table
 from ..tournament.ratings import fit_ratings
 from . import store
-from .package import available_toolchains
 from .player import replay_path
 
 _cache: dict = {}
@@ -134,8 +133,9 @@ def bot(league, base: str) -> dict | None:
     versions = []
     for e in reversed(entries):
         sub = next((s for s in subs if s["entry"] == e.name), None)
-        versions.append({"entry": e.name, "status": "active" if e.active else "retired", "row": tab.get(e.name),
-                         "submission": sub["id"] if sub else None})
+        withdrawn = bool(sub and sub.get("withdrawn"))
+        versions.append({"entry": e.name, "status": "withdrawn" if withdrawn else "active" if e.active else "retired",
+                         "row": tab.get(e.name), "submission": sub["id"] if sub else None})
     accepted = [s for s in subs if s["status"] == "accepted"]
     owner = accepted[-1]["author"] if accepted else None  # the author of its first accepted version
     if owner is not None:
@@ -164,11 +164,19 @@ def game(league, gid: int) -> dict | None:
 
 
 def rules(league, settings) -> dict:
-    """The league's rules and what a submission must meet."""
+    """The league's rules, what a submission must meet, and the sandbox really in force.
+
+    ``in_force`` is read from the records (:func:`.store.sandbox_in_force`: the newest games,
+    builds and checks), never from the settings; ``toolchains`` are those the build tier
+    can really run."""
+    from .submissions import offered_toolchains
+
     spec = league.spec
     return {"rules": spec.to_json(), "label": spec.label(), "seats": league.seats,
-            "time_control": league.meta("time_control") or {}, "sandbox": league.meta("sandbox", "basic"),
-            "build_sandbox": settings.tier, "toolchains": available_toolchains(),
+            "time_control": league.meta("time_control") or {}, "in_force": store.sandbox_in_force(league),
+            "toolchains": offered_toolchains(settings), "pace": getattr(settings, "pace", None),
             "caps": {"archive_kib": settings.caps.archive_bytes >> 10, "files": settings.caps.files,
                      "file_mib": settings.caps.file_bytes >> 20, "total_mib": settings.caps.total_bytes >> 20},
-            "build_timeout_s": settings.build_timeout_s, "check_timeout_s": settings.check_timeout_s}
+            "build_timeout_s": settings.build_timeout_s, "check_timeout_s": settings.check_timeout_s,
+            "quotas": {"submissions_per_hour": getattr(settings, "submissions_per_hour", None),
+                       "pending_per_author": getattr(settings, "pending_per_author", None)}}
