@@ -53,6 +53,7 @@ USER_ARENA = textwrap.dedent('''
             "faults": [s["faults"] for s in res["seats"]], "forfeited": res["result"]["forfeited"],
             "rounds": res["result"]["rounds"], "sandbox": res["sandbox"], "wall_s": time.monotonic() - t0,
             "cpu_ms": [s["cpu_ms"] for s in res["seats"]], "duration_s": res["duration_s"],
+            "wall_ms": [s["wall_ms"] for s in res["seats"]],
             "moves": [s["moves"] for s in res["seats"]]}
 
     before = db.read_bytes()
@@ -76,6 +77,8 @@ USER_ARENA = textwrap.dedent('''
     play("spin", ["spin", "120"], other={"name": "victim", "cmd": [sys.executable, MISBEHAVE, "slow", "0.05"]},
          sandbox_options={"cpus": 1.0}, rules={"variants": [], "params": {"max_rounds": 3}})
     play("alloc", ["alloc"], program=MISBEHAVE, sandbox_options={"memory_mb": 200})
+    play("pause", ["spin_escaped"], pause_idle=True,
+         other={"name": "victim", "cmd": [sys.executable, MISBEHAVE, "slow", "0.1"]})
     time.sleep(0.2)
     me = os.getpid()
     left = []
@@ -227,3 +230,12 @@ def test_after_a_root_arena_an_ordinary_user_prepares_bots_in_the_same_tmp():
         assert answer["root"] == f"/tmp/arena-sandbox-{user.uid}"
     finally:
         user.close()
+
+
+def test_pause_idle_freezes_the_whole_tree_a_child_in_a_new_session_included(attacks):
+    """The child spins from the bot's first move on; stopped with the bot while the opponent
+    (100 ms a move) thinks, it gets CPU only during the bot's own short moves."""
+    g = game(attacks, "pause")
+    assert "freezer" in g["sandbox"]["protections"]
+    assert g["wall_ms"][1] > 500
+    assert g["cpu_ms"][0] < g["wall_ms"][0] + 0.1 * g["wall_ms"][1], g
