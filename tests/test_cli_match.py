@@ -93,7 +93,7 @@ def test_write_yaml_gives_the_equivalent_tournament_file(tmp_path):
     (["greedy", "random", "--sprt", "gamma=3"], "the settings are elo0, elo1, alpha, beta"),
     (["greedy", "random", "--cmd", "no-such-program-xyz"], "'no-such-program-xyz' was not found"),
     (["greedy", "random", "--rules", "nosuchvariant"], "--rules/--param"),
-    (["greedy", "random", "--sandbox", "tight"], "--sandbox: 'tight' is not one of none, basic, strict"),
+    (["greedy", "random", "--sandbox", "tight"], "--sandbox: 'tight' is not one of "),
 ])
 def test_bad_options_are_a_sentence(tmp_path, args, words):
     r = run("match", *args, "--output", tmp_path / "x", ok=False)

@@ -44,6 +44,7 @@ def test_the_pair_intervals_cover_95_percent_with_correlated_pairs(pairs):
         hits += lo <= truth <= hi
     coverage = hits / sims
     # 1,200 simulated matches measure coverage to about +/- 0.6% (one standard error)
+    print(f"{pairs} pairs: coverage {coverage:.3f}")
     assert 0.94 <= coverage <= 0.962, f"{pairs} pairs: the intervals covered the truth {coverage:.1%} of the time"
 
 

@@ -204,7 +204,7 @@ class Tally:
 
     def pairs(self) -> list[dict]:
         """At two seats: one entry per pair of bots, from the first-listed bot's side."""
-        from ..tournament.sprt import SPRT, elo_of, pentanomial
+        from ..tournament.sprt import SPRT, elo_of, nelo, pentanomial
 
         order = [b.name for b in self.cfg.bots]
         out: dict[tuple, dict] = {}
@@ -235,6 +235,9 @@ class Tally:
                 se = sd / math.sqrt(n)
                 p["elo"] = elo_of(m)
                 p["elo_error"] = (elo_of(m + 1.96 * se) - elo_of(m - 1.96 * se)) / 2
+                normalized = nelo(scores)
+                if normalized is not None:
+                    p["nelo"], p["nelo_error"] = normalized["nelo"], normalized["nelo_error"]
             if self.cfg.format == "sprt":
                 test = SPRT(fmt["elo0"], fmt["elo1"], fmt["alpha"], fmt["beta"])
                 side = scores if key[0] == fmt["candidate"] else [1 - s for s in scores]
@@ -265,7 +268,8 @@ class Tally:
                 lines.append(f"Results of {p['bot']} vs {p['opponent']}: games {p['games']}, "
                              f"W {p['wins']} D {p['draws']} L {p['losses']}, points {p['points']:g} ({pts:.1f} %)")
                 if "elo" in p and 0 < p["elo_error"] < math.inf:
-                    lines.append(f"  Elo {p['elo']:+.1f} +/- {p['elo_error']:.1f} over {p['pairs']} pairs, "
+                    normalized = (f", nElo {p['nelo']:+.1f} +/- {p['nelo_error']:.1f}" if "nelo" in p else "")
+                    lines.append(f"  Elo {p['elo']:+.1f} +/- {p['elo_error']:.1f}{normalized} over {p['pairs']} pairs, "
                                  f"pentanomial {p['pentanomial']}")
                 elif p["pairs"]:
                     lines.append(f"  every pair scored alike so far ({p['pairs']} pairs), pentanomial {p['pentanomial']}")

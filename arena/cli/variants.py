@@ -83,7 +83,8 @@ def solo_cmd(
                                       help="Your own bot, as a command line (e.g. \"python3 my_bot.py\"), played "
                                            "as a process under the time control and sandbox, instead of BOT."),
     move_ms: int = typer.Option(1000, "--move-ms", min=1, metavar="MS", help="With --cmd: time limit of one move."),
-    sandbox: str = typer.Option("basic", "--sandbox", metavar="TIER", help="With --cmd: none, basic or strict."),
+    sandbox: str = typer.Option("auto", "--sandbox", metavar="TIER",
+                                help="With --cmd: auto (the strongest tier here), none, basic or strict."),
     difficulty: str = typer.Option("standard", "--difficulty", help="standard, challenging or unbeatable (R12.1)."),
     games: int = typer.Option(100, "--games", min=1, help="Games to play (seeds seed, seed+1, ...)."),
     seed: int = typer.Option(0, "--seed", help="First seed."),

@@ -14,9 +14,16 @@ at every seat count, two included: the games of one deal are correlated (a bot t
 deal from one seat tends to win it from the other), so the group, not the game, is the
 independent unit -- treating the two games of a pair as independent gives intervals that
 are too narrow (they covered the truth 88% of the time instead of 95% when one bot tends
-to win both games of a pair). ``bootstrap=0`` asks for the observed-information (inverse
-Hessian) intervals instead, which are right only when games are independent. The likelihood of superiority
-``los[a][b]`` is the probability that a is stronger than b.
+to win both games of a pair). An interval is the estimate ± 1.96 bootstrap standard
+deviations: with correlated pairs the percentile interval of 200 resamples covered the
+truth 92% of the time at 30 pairs and 94% at 100, the normal one covers 95% from 30 pairs
+up (``tests/test_pair_intervals.py`` measures it by simulation). Between exactly two bots
+at two seats the fit has a closed form -- the Elo of the mean score, ``sigmoid(d) =
+points / games`` with the prior's draws counted -- so their bootstrap takes 2,000
+resamples at no cost (:func:`pair_interval`). ``bootstrap=0`` asks for the
+observed-information (inverse Hessian) intervals instead, which are right only when games
+are independent. The likelihood of superiority ``los[a][b]`` is the probability that a is
+stronger than b.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ from scipy.optimize import minimize
 from scipy.stats import norm
 
 ELO = 400.0 / math.log(10.0)
+Z95 = 1.959963984540054
+#: resamples of the closed-form two-bot bootstrap (cheap: a matrix product)
+PAIR_RESAMPLES = 2000
 
 
 @dataclass
@@ -146,11 +156,17 @@ def fit_ratings(games: list[dict], anchor: str | None = None, prior: float = 1.0
     prior_stages = [([i, j], [0.5, 0.5]) for i, j in pairs] if prior > 0 else []
     stages = _stages(games, index)
     model = _Model(stages + prior_stages, [1.0] * len(stages) + [prior] * len(prior_stages), len(bots))
-    s = _fit(model, a)
+    if len(bots) == 2 and prior > 0 and all(len(g["seats"]) == 2 for g in games):
+        points, played = _pair_points(games, index, 1 - a)
+        s = np.zeros(2)
+        s[1 - a] = _pair_strength(points.sum(), played.sum(), prior)
+    else:
+        s = _fit(model, a)
     elo = s * ELO
     seats = max(len(g["seats"]) for g in games)
+    two = len(bots) == 2 and seats == 2 and prior > 0 and all(len(g["seats"]) == 2 for g in games)
     if bootstrap is None:
-        bootstrap = 200 if seats == 2 else 100
+        bootstrap = PAIR_RESAMPLES if two else 200 if seats == 2 else 100
     free = [i for i in range(len(bots)) if i != a]
     cov = np.zeros((len(bots), len(bots)))
     info = model.hess(s)[np.ix_(free, free)] + 1e-9 * np.eye(len(free))
@@ -168,17 +184,70 @@ def fit_ratings(games: list[dict], anchor: str | None = None, prior: float = 1.0
                     los[b][c] = float(norm.cdf((elo[i] - elo[j]) / sd))
         method = "bradley-terry, hessian" if seats == 2 else "plackett-luce, hessian"
     else:
-        samples = _bootstrap(games, index, a, prior, pairs, bootstrap, seed, s) * ELO
-        lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
+        if two:
+            points, played = _pair_points(games, index, 1 - a)
+            samples = np.zeros((bootstrap, 2))
+            samples[:, 1 - a] = _pair_resamples(points, played, prior, bootstrap, np.random.default_rng(seed))
+        else:
+            samples = _bootstrap(games, index, a, prior, pairs, bootstrap, seed, s)
+        samples *= ELO
+        sd = samples.std(axis=0, ddof=1)
         # when every group ended alike (a clean sweep) every resample is the same and the
-        # percentiles collapse to a point; the observed information still knows the spread
+        # spread collapses to nothing; the observed information still knows it
         spread = samples.max(axis=0) - samples.min(axis=0)
-        ci = {b: hessian_ci[b] if spread[i] < 1e-9 and i != a else (float(lo[i]), float(hi[i]))
-              for b, i in index.items()}
+        ci = {b: hessian_ci[b] if spread[i] < 1e-9 and i != a else
+              (float(elo[i] - Z95 * sd[i]), float(elo[i] + Z95 * sd[i])) for b, i in index.items()}
         los = {b: {c: float(np.mean(samples[:, i] > samples[:, j]) + 0.5 * np.mean(samples[:, i] == samples[:, j]))
                    for c, j in index.items() if c != b} for b, i in index.items()}
-        method = f"{'bradley-terry' if seats == 2 else 'plackett-luce'}, bootstrap x{bootstrap} over groups"
+        method = (f"{'bradley-terry' if seats == 2 else 'plackett-luce'}, bootstrap x{bootstrap} over groups "
+                  f"(+/- 1.96 sd)")
     return Ratings(bots, {b: float(elo[i]) for b, i in index.items()}, ci, los, anchor, method, len(games))
+
+
+def _pair_points(games, index, bot: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: the points of ``bot`` (1 a win, 1/2 a shared rank) and the games played."""
+    where: dict = {}
+    points: list[float] = []
+    played: list[float] = []
+    for g in games:
+        x, y = g["seats"]
+        me, other = (x, y) if index[x["bot"]] == bot else (y, x)
+        k = where.setdefault(g.get("group", id(g)), len(where))
+        if k == len(points):
+            points.append(0.0)
+            played.append(0.0)
+        points[k] += 1.0 if me["rank"] < other["rank"] else 0.5 if me["rank"] == other["rank"] else 0.0
+        played[k] += 1.0
+    return np.asarray(points), np.asarray(played)
+
+
+def _pair_strength(points, games, prior: float):
+    """Bradley-Terry between two bots in closed form: ``sigmoid(d) = (points + prior/2) / (games + prior)``."""
+    p = (points + prior / 2) / (games + prior)
+    return np.log(p / (1 - p))
+
+
+def _pair_resamples(points: np.ndarray, played: np.ndarray, prior: float, n: int, rng) -> np.ndarray:
+    """``n`` bootstrap resamples (groups drawn with replacement) of the two-bot strength."""
+    k = len(points)
+    out = np.empty(n)
+    chunk = max(1, 2_000_000 // max(k, 1))
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        drawn = rng.integers(0, k, size=(m, k))
+        out[start:start + m] = _pair_strength(points[drawn].sum(axis=1), played[drawn].sum(axis=1), prior)
+    return out
+
+
+def pair_interval(points, played, prior: float = 1.0, resamples: int = PAIR_RESAMPLES, seed: int = 0) -> tuple:
+    """The Elo of one bot against another and its 95% interval, from per-group ``points``
+    and games ``played`` (the groups of seat-swapped pairs): the closed-form Bradley-Terry
+    estimate ± 1.96 standard deviations of a bootstrap over groups. What :func:`fit_ratings`
+    gives two bots at two seats."""
+    points, played = np.asarray(points, dtype=float), np.asarray(played, dtype=float)
+    est = float(_pair_strength(points.sum(), played.sum(), prior)) * ELO
+    sd = float(np.std(_pair_resamples(points, played, prior, resamples, np.random.default_rng(seed)), ddof=1)) * ELO
+    return est, est - Z95 * sd, est + Z95 * sd
 
 
 def _bootstrap(games, index, anchor, prior, pairs, n, seed, start) -> np.ndarray:

@@ -156,6 +156,33 @@ def pentanomial(scores) -> list[int]:
     return counts
 
 
+#: normalized Elo's scale (fastchess's): 800 / ln 10 per sqrt(2) pair-score standard deviations
+NELO_SCALE = 800.0 / math.log(10.0)
+Z95 = 1.959963984540054
+
+
+def nelo(scores) -> dict | None:
+    """Normalized Elo of pair scores, as fastchess prints it for pentanomial results.
+
+    With ``m`` the mean pair score and ``v`` their variance (over the ``n`` pairs, not
+    ``n - 1``): ``nElo = (m - 1/2) / sqrt(2 v) * 800 / ln 10``, and its 95% half-width maps
+    ``m +/- 1.96 sqrt(v / n)`` the same way (``1.96 / sqrt(2 n) * 800 / ln 10``). It measures
+    the difference in standard deviations of the pair score, so it says how many pairs a
+    test needs whatever the draw rate. None with fewer than two pairs or when every pair
+    scored alike."""
+    x = np.asarray([float(s) for s in scores])
+    n = len(x)
+    if n < 2:
+        return None
+    m = float(x.mean())
+    v = float(((x - m) ** 2).mean())
+    if v <= 0:
+        return None
+    value = (m - 0.5) / math.sqrt(2 * v) * NELO_SCALE
+    half = Z95 * math.sqrt(v / n) / math.sqrt(2 * v) * NELO_SCALE
+    return {"nelo": value, "nelo_error": half, "pairs": n}
+
+
 def describe(status: dict) -> str:
     """One line: LLR, bounds, groups and the decision."""
     verdict = {"H1": "accepted H1", "H0": "accepted H0", None: "running"}[status["decision"]]

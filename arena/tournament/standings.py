@@ -14,7 +14,7 @@ import json
 
 from ..replay.render import bot_label
 from .ratings import fit_ratings
-from .sprt import SPRT, describe, group_scores, pentanomial
+from .sprt import SPRT, describe, group_scores, nelo, pentanomial
 from .store import Store
 
 
@@ -60,14 +60,21 @@ LOS_TABLE_MAX = 30
 def head_to_head(games: list[dict]) -> list[dict]:
     """One entry per ordered pair of bots that met: how often the first placed above the
     second, level with it, below it, and its points against it (1, 1/2, 0 per meeting).
+    At two seats an entry also has the normalized Elo of the pair's seat-swapped games
+    (``nelo``, ``nelo_error``: :func:`~arena.tournament.sprt.nelo`) when it can be told.
 
     At two seats these are the wins, draws and losses of the pair; at three and four every
     two seats of a game are a meeting (pairwise wins), and ``mean_rank`` is the first bot's
     mean place in the games where the two met.
     """
     cells: dict[tuple[str, str], dict] = {}
+    pairs: dict[tuple[str, str], dict] = {}  # two seats: the pair scores per group, for nElo
     for g in games:
         seats = g["seats"]
+        if len(seats) == 2 and seats[0]["bot"] != seats[1]["bot"]:
+            for x, y in (seats, seats[::-1]):
+                s = 1.0 if x["rank"] < y["rank"] else 0.5 if x["rank"] == y["rank"] else 0.0
+                pairs.setdefault((x["bot"], y["bot"]), {}).setdefault(g.get("group", id(g)), []).append(s)
         for x in seats:
             for y in seats:
                 if x is y or x["bot"] == y["bot"]:
@@ -83,6 +90,11 @@ def head_to_head(games: list[dict]) -> list[dict]:
         c["points"] = c["wins"] + 0.5 * c["draws"]
         c["score"] = c["points"] / c["meetings"]
         c["mean_rank"] = n / c["meetings"]
+        by_group = pairs.get((c["bot"], c["opponent"]))
+        if by_group:
+            normalized = nelo([sum(v) / 2 for v in by_group.values() if len(v) == 2])
+            if normalized is not None:
+                c["nelo"], c["nelo_error"] = normalized["nelo"], normalized["nelo_error"]
         out.append(c)
     out.sort(key=lambda c: (c["bot"], c["opponent"]))
     return out
@@ -103,6 +115,12 @@ def render_head_to_head(cells: list[dict], order: list[str], seats: int) -> list
             c = by.get((a, b))
             row += f"{'':>16}" if c is None else f"{c['wins']}-{c['draws']}-{c['losses']} {c['score']:.2f}".rjust(16)
         lines.append(row)
+    shown = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1:] if "nelo" in by.get((a, b), {})]
+    if shown and len(bots) <= LOS_TABLE_MAX:
+        lines.append("normalized Elo of the seat-swapped pairs (nElo, as fastchess):")
+        for a, b in shown:
+            c = by[(a, b)]
+            lines.append(f"  {a} vs {b}: nElo {c['nelo']:+.1f} +/- {c['nelo_error']:.1f}")
     return lines
 
 
@@ -110,7 +128,7 @@ def render_head_to_head_csv(cells: list[dict]) -> str:
     """The matrix as CSV, one row per ordered pair."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=["bot", "opponent", "meetings", "wins", "draws", "losses", "points", "score",
-                                        "mean_rank"], lineterminator="\n")
+                                        "mean_rank", "nelo", "nelo_error"], lineterminator="\n")
     w.writeheader()
     for c in cells:
         w.writerow(c)
@@ -145,6 +163,15 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
             if r["bot"] in ratings.elo:
                 r["elo"] = ratings.elo[r["bot"]]
                 r["elo_ci"] = list(ratings.ci[r["bot"]])
+    if ratings is not None and len(ratings.bots) == 2 and info.get("seats") == 2:
+        # two bots: each row's nElo against the other, the anchor at 0 like its Elo
+        for cell in out["head_to_head"]:
+            if cell["opponent"] == ratings.anchor and "nelo" in cell:
+                for r in rows:
+                    if r["bot"] == cell["bot"]:
+                        r["nelo"], r["nelo_error"] = cell["nelo"], cell["nelo_error"]
+                    elif r["bot"] == ratings.anchor:
+                        r["nelo"], r["nelo_error"] = 0.0, cell["nelo_error"]
     if info.get("format") == "swiss" and store.meta("swiss"):
         out["swiss"] = json.loads(store.meta("swiss"))  # pairings, byes and scores (byes included)
     if info.get("format") == "sprt":
@@ -155,6 +182,9 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
         status.update(candidate=opts["candidate"], baseline=opts["baseline"])
         if info["seats"] == 2:
             status["pentanomial"] = pentanomial(scores)
+            normalized = nelo(scores)
+            if normalized is not None:
+                status.update(nelo=normalized["nelo"], nelo_error=normalized["nelo_error"])
         out["sprt"] = status
     return out
 
@@ -169,14 +199,18 @@ def render_text(rep: dict) -> str:
              f"{rep['games_stored']} of {rep['games_scheduled']} games stored"]
     ratings = rep.get("ratings")
     width = max([16] + [len(r.get("label", r["bot"])) for r in rep["standings"]])
+    with_nelo = any("nelo" in r for r in rep["standings"])
     lines.append(f"{'bot':{width}} {'games':>5} {'pts/g':>6} {'score':>6} {'rank':>5} {'wins':>5} {'faults':>6}"
-                 + (f" {'elo':>7} {'95% interval':>17}" if ratings else ""))
+                 + (f" {'elo':>7} {'95% interval':>17}" if ratings else "")
+                 + (f" {'nelo':>7} {'+/-':>6}" if with_nelo else ""))
     for r in rep["standings"]:
         line = (f"{r.get('label', r['bot']):{width}} {r['games']:>5} {r['points_per_game']:>6.3f} {r['mean_score']:>6.2f} "
                 f"{r['mean_rank']:>5.2f} {r['wins']:>5} {r['faults']:>6}")
         if ratings and "elo" in r:
             lo, hi = r["elo_ci"]
             line += f" {r['elo']:>+7.1f} [{lo:>+7.1f}, {hi:>+7.1f}]"
+        if with_nelo and "nelo" in r:
+            line += f" {r['nelo']:>+7.1f} {r['nelo_error']:>6.1f}"
         lines.append(line)
     faulty = [r for r in rep["standings"] if r["faults_by_verdict"]]
     for r in faulty:
@@ -198,6 +232,8 @@ def render_text(rep: dict) -> str:
                      f"alpha {s['alpha']:g}, beta {s['beta']:g}): {describe(s)}")
         if "pentanomial" in s:
             lines.append(f"  pentanomial (pair scores 0, 1/4, 1/2, 3/4, 1): {s['pentanomial']}")
+        if "nelo" in s:
+            lines.append(f"  nElo {s['nelo']:+.1f} +/- {s['nelo_error']:.1f} (normalized Elo of the pair scores)")
     if rep.get("swiss"):
         top = rep["swiss"]["standings"][:10]
         lines.append(f"swiss score after {len(rep['swiss']['pairings'])} rounds (byes count 2): "
@@ -212,7 +248,7 @@ def render_csv(rep: dict) -> str:
     """One CSV row per bot."""
     buf = io.StringIO()
     fields = ["bot", "games", "points", "points_per_game", "mean_score", "mean_rank", "wins", "forfeits", "faults",
-              "elo", "elo_low", "elo_high", "label"]
+              "elo", "elo_low", "elo_high", "nelo", "nelo_error", "label"]
     w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in rep["standings"]:

@@ -1,0 +1,58 @@
+"""Normalized Elo (nElo) as fastchess prints it, beside Elo in the match report and the
+standings: ``(m - 1/2) / sqrt(2 v) * 800 / ln 10`` over the pair scores."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.tournament.sprt import nelo
+
+
+def test_nelo_is_fastchess_pentanomial_formula():
+    # pentanomial counts LL 0, LD 1, DD+WL 3, WD 2, WW 2 -> pair scores
+    scores = [0.25] + [0.5] * 3 + [0.75] * 2 + [1.0] * 2
+    m = sum(scores) / 8
+    v = sum((x - m) ** 2 for x in scores) / 8  # over the pairs, as fastchess
+    out = nelo(scores)
+    assert out["nelo"] == pytest.approx((m - 0.5) / math.sqrt(2 * v) * 800 / math.log(10))
+    assert out["nelo"] == pytest.approx(154.76, abs=0.01) and out["nelo_error"] == pytest.approx(170.24, abs=0.01)
+    assert out["nelo_error"] == pytest.approx(1.959963984540054 / math.sqrt(16) * 800 / math.log(10))
+    assert nelo([0.5, 0.5, 0.5]) is None and nelo([1.0]) is None
+
+
+def test_nelo_stands_beside_elo_in_the_match_report_and_the_standings(tmp_path):
+    from arena.cli.match import Tally
+    from arena.tournament.config import load_config
+    from arena.tournament.store import Store
+
+    out = tmp_path / "m"
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nbots: [{{name: one, bot: random}}, {{name: two, bot: random}}]\ngames: 60\n"
+                    f"executor: inprocess\nconcurrency: 1\nreplays: false\noutput: {out}\n")
+    r = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    store = Store.open(out, create=False)
+    try:
+        games = store.games()
+    finally:
+        store.close()
+    lines = Tally(load_config(path), games).report_lines()
+    assert any(x.startswith("  Elo ") and ", nElo " in x for x in lines), lines
+    rep = json.loads(CliRunner().invoke(app, ["standings", str(out), "--json"]).stdout)
+    rows = {x["bot"]: x for x in rep["standings"]}
+    anchor = rep["ratings"]["anchor"]
+    other = next(b for b in rows if b != anchor)
+    assert rows[anchor]["nelo"] == 0.0  # the anchor, like its Elo
+    cell = next(c for c in rep["head_to_head"] if c["bot"] == other)
+    assert cell["nelo"] == rows[other]["nelo"]
+    text = CliRunner().invoke(app, ["standings", str(out)]).stdout
+    assert " nelo " in text and "one vs two: nElo " in text
+    table = list(csv.DictReader(io.StringIO(CliRunner().invoke(app, ["standings", str(out), "--csv"]).stdout)))
+    assert float(table[0]["nelo"]) == pytest.approx(rows[table[0]["bot"]]["nelo"])
