@@ -70,7 +70,7 @@ def site(tmp_path_factory):
         sid = store.add_submission(league, "mallory", manifest, folder, False)
         store.update_submission(
             league, sid, status="accepted", finished=time.time(), verdict=f"passed {HOSTILE}",
-            manifest=dict(manifest.to_json(), description=HOSTILE),
+            manifest=dict(manifest.to_json(), description=HOSTILE, build=HOSTILE),
             build_log=f"$ make\n{HOSTILE}\nFile \"{root}/league.db.bots/evil@1/bot.py\", line 1",
             check_report={"ok": True, "checks": [{"ok": True, "name": HOSTILE, "detail": HOSTILE,
                                                   "offending": HOSTILE}]},
