@@ -7,6 +7,8 @@ which values) on a plain directory tree laid out like a delegated v2 subtree.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from arena.process import cgroups
@@ -57,3 +59,26 @@ def test_kill_all_removes_an_empty_v2_cgroup(v2_root):
         f.unlink()
     cg.kill_all()
     assert not (v2_root / "bot-2").exists()
+
+
+def test_a_delegated_scope_holding_only_the_arena_is_turned_into_a_parent_of_bot_cgroups(v2_root):
+    """``systemd-run --user --scope -p Delegate=yes arena …``: the scope offers memory, pids
+    and cpu but enables none, and holds the arena itself; the arena moves into a leaf of its
+    own and enables the controllers below."""
+    (v2_root / "cgroup.subtree_control").write_text("")
+    (v2_root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (v2_root / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    assert cgroups.cgroup_layout() == ({"v2": v2_root}, "")
+    leaf = v2_root / f"arena-{os.getpid()}-main"
+    assert (leaf / "cgroup.procs").read_text() == str(os.getpid())
+    assert (v2_root / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+
+
+def test_a_delegated_cgroup_shared_with_other_programs_is_left_alone(v2_root):
+    (v2_root / "cgroup.subtree_control").write_text("")
+    (v2_root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (v2_root / "cgroup.procs").write_text(f"{os.getpid()}\n1\n")  # init is not the arena's
+    layout, reason = cgroups.cgroup_layout()
+    assert layout == {} and "no delegated memory and pids controllers" in reason
+    assert (v2_root / "cgroup.subtree_control").read_text() == ""
+    assert not (v2_root / f"arena-{os.getpid()}-main").exists()

@@ -50,6 +50,58 @@ def _probe(parent: Path) -> bool:
         return False
 
 
+def _enable_delegated(base: Path) -> bool:
+    """Turn a delegated v2 cgroup that holds the arena (``systemd-run --user --scope -p
+    Delegate=yes arena …``) into a parent of bot cgroups: cgroup v2 lets a cgroup hand
+    controllers to children only while it holds no process itself, so the arena's processes
+    move into a leaf of their own, ``arena-<pid>-main``, and ``memory``, ``pids`` (and
+    ``cpu`` where offered) are enabled below. False, changing nothing that matters, where
+    the cgroup is not the arena's to change (not writable, controllers missing, other
+    processes in it)."""
+    try:
+        offered = (base / "cgroup.controllers").read_text().split()
+        procs = [int(p) for p in (base / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return False
+    if "memory" not in offered or "pids" not in offered or not os.access(base / "cgroup.subtree_control", os.W_OK):
+        return False
+    mine = {os.getpid()} | _descendants_of(os.getpid())
+    if any(p not in mine for p in procs):
+        return False  # a shell or another program shares it: not ours to rearrange
+    leaf = base / f"{PREFIX}{os.getpid()}-main"
+    try:
+        leaf.mkdir(exist_ok=True)
+        for pid in procs:
+            (leaf / "cgroup.procs").write_text(str(pid))
+        wanted = " ".join(f"+{c}" for c in ("memory", "pids", "cpu") if c in offered)
+        (base / "cgroup.subtree_control").write_text(wanted)
+    except OSError:
+        return False
+    return _probe(base)
+
+
+def _descendants_of(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return set()
+    for name in names:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    data = f.read(512)
+                children.setdefault(int(data[data.rfind(b")") + 2:].split()[1]), []).append(int(name))
+            except (OSError, IndexError, ValueError):
+                continue
+    out, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
 @lru_cache(maxsize=1)
 def cgroup_layout() -> tuple[dict, str]:
     """Parents where bot cgroups can be made: ``{"v2": dir}`` or ``{"memory": dir, "pids": dir}``."""
@@ -61,6 +113,8 @@ def cgroup_layout() -> tuple[dict, str]:
         except OSError:
             controllers = []
         if "memory" in controllers and "pids" in controllers and _probe(base):
+            return {"v2": base}, ""
+        if _enable_delegated(base):
             return {"v2": base}, ""
         return {}, "the cgroup v2 hierarchy has no delegated memory and pids controllers here"
     found = {}
