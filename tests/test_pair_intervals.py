@@ -65,3 +65,19 @@ def test_two_bots_are_fitted_in_closed_form_as_the_likelihood_says():
     lo, hi = ratings.ci["x"]
     assert lo < ratings.elo["x"] < hi and "x2000" in ratings.method and "1.96 sd" in ratings.method
     assert ratings.los["x"]["y"] > 0.5
+
+
+def test_the_docs_normal_approximation_example_is_what_its_formula_gives():
+    import re
+    from pathlib import Path
+
+    from arena.tournament.sprt import SPRT, mu
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "tournaments.md").read_text(encoding="utf-8")
+    said = re.search(r"give ([+-]\d+\.\d+) with it \(accept H1\) and ([+-]\d+\.\d+) exactly", text)
+    counts = [2, 8, 30, 60, 40]
+    scores = np.repeat([0.0, 0.25, 0.5, 0.75, 1.0], counts)
+    n, mean, var = len(scores), scores.mean(), scores.var()  # the variance over the n pairs
+    normal = n * (mu(5) - mu(0)) * (2 * mean - mu(0) - mu(5)) / (2 * var)
+    assert float(said.group(1)) == pytest.approx(normal, abs=0.005)
+    assert float(said.group(2)) == pytest.approx(SPRT(0, 5, 0.05, 0.05).status(scores)["llr"], abs=0.005)
