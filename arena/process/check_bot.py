@@ -71,8 +71,9 @@ def _schema_errors(message: dict, kind: str) -> list[str]:
 
 
 class _Checker:
-    def __init__(self, argv: list[str], tc: TimeControl, seed: int):
+    def __init__(self, argv: list[str], tc: TimeControl, seed: int, sandbox="none"):
         self.argv = argv
+        self.sandbox = sandbox
         self.tc = tc
         self.seed = seed
         self.report = Report()
@@ -88,7 +89,9 @@ class _Checker:
         missing = _missing_file(self.argv)
         if missing:
             return self.add("handshake", False, missing)
-        self.bot = BotProcess(Sandbox("none").prepare(self.argv), label="check-bot")
+        spec = self.sandbox if isinstance(self.sandbox, dict) else {"tier": self.sandbox}
+        self.bot = BotProcess(Sandbox(spec["tier"], fallback=spec.get("fallback")).prepare(self.argv),
+                              label="check-bot")
         hello = hello_message(0, rules, self.tc.to_json(), 12345)
         hello["options"] = {}
         try:

@@ -112,6 +112,7 @@ def registry() -> Path:
     raise last or SandboxError("no place for the bot uid registry: neither /run nor /var/lib exists")
 
 
+@lru_cache(maxsize=4096)
 def is_account(uid: int) -> bool:
     """Whether ``uid`` is a real account of this machine (never leased to a bot)."""
     try:
