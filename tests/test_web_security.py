@@ -169,9 +169,12 @@ def test_hostile_names_and_fields_run_no_script_and_leave_pages_whole(site, tmp_
         # in the browser, with the server's headers
         dom = chromium_dom(site.url + p)
         assert not pwned(dom), f"a script ran on {p}"
-        # and from a file, without them: the escaping alone keeps every script out
+        # and from a file, without them (nor the viewer's own <meta> policy): the escaping alone keeps
+        # every script out
+        meta = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>')
+        assert bool(meta.search(source)) == (name == "replay")
         local = tmp_path / f"{name}.html"
-        local.write_text(source)
+        local.write_text(meta.sub("", source))
         bare = chromium_dom(local.as_uri())
         assert not pwned(bare), f"a script ran on {p} without the server's headers"
         for page in (dom, bare):
@@ -261,3 +264,20 @@ def test_no_parameter_of_any_route_gets_a_500(site):
 
     probe()
     assert "Traceback" not in site.log.read_text()
+
+
+def test_a_saved_viewer_with_a_hostile_ready_name_runs_only_its_own_script(tmp_path):
+    from test_replay_html import play_replay
+
+    from arena.replay.html import PAGE_POLICY, render_html
+
+    record = play_replay(seed=3, variants=(), bots=("greedy", "random"))
+    record["ready"] = [{"name": READY, "version": "<!--"}, {"name": "random", "version": "1.0"}]
+    page = render_html(record)
+    assert f'<meta http-equiv="Content-Security-Policy" content="{PAGE_POLICY}">' in page
+    assert "<!--" not in page.split("<body", 1)[1]
+    path = tmp_path / "viewer.html"
+    path.write_text(page)
+    dom = chromium_dom(path.as_uri())
+    assert not pwned(dom) and "final scores" in dom
+    assert "&lt;!--&lt;script&gt;&lt;/script&gt;" in dom

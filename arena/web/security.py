@@ -16,12 +16,10 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
 import re
 
-from ..replay.html import json_for_script  # noqa: F401  (the one embedding of JSON in a page)
+from ..replay.html import json_for_script, source_hash  # noqa: F401  (json_for_script: re-exported)
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +54,6 @@ def scrub(value, extra: tuple[str, ...] = ()):
     if isinstance(value, (list, tuple)):
         return [scrub(v, extra) for v in value]
     return value
-
-
-def source_hash(text: str) -> str:
-    """The CSP source expression allowing one inline ``<script>`` or ``<style>`` with this text."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
 def page_policy(styles: tuple[str, ...] = (), scripts: tuple[str, ...] = (), framed: bool = False) -> str:
