@@ -179,6 +179,10 @@ class Player:
             self.status = f"not playing: {exc}"
             log.warning("%s", self.status)
             return
+        try:
+            os.chmod(self.lock.path, 0o600)
+        except OSError:
+            pass
         self.thread.start()
 
     def stop(self, wait_s: float = 30.0) -> None:
