@@ -4,6 +4,11 @@ They live in the same SQLite file as the league (``web_authors``, ``web_submissi
 created on first use, so one file (and one backup) holds everything. A token is shown
 once when made; only its SHA-256 is stored (a token is 32 random bytes, so a plain hash is
 enough: there is nothing to guess), and tokens are compared in constant time.
+
+Here too: who owns a bot name (:func:`owner_of`, :func:`name_refusal`), withdrawing a
+version (:func:`withdraw`), and what the sandbox really gave games, builds and checks,
+read from their records (:func:`sandbox_in_force`). :func:`open_league` checks the file
+whole once per process and then only connects, so a page costs no integrity check.
 """
 
 from __future__ import annotations

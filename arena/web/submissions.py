@@ -3,10 +3,17 @@
 :func:`receive` does what is quick and can be answered at once (size, safe unpacking,
 manifest, toolchain, name and version free, author matching the token) and queues the
 submission; :class:`Pipeline` builds and checks queued submissions one at a time in a
-thread of its own. A bot that passes becomes the league entry ``name@version``; the
-author's earlier versions of that bot are retired unless the submission asks to keep
-them. Submissions still in progress when the server stopped are started again on the
-next start (their folders are kept).
+thread of its own, authors in turn (:func:`next_submission`). A bot that passes becomes
+the league entry ``name@version``; the author's earlier versions of that bot are retired
+unless the submission asks to keep them. Submissions still in progress when the server
+stopped are started again on the next start (their folders are kept).
+
+Fairness: a name belongs to the author of its first accepted version and house bots'
+names are reserved (:func:`.store.name_refusal`); a failed submission reserves nothing
+(its files are removed, its log kept); an author has at most
+``Settings.pending_per_author`` submissions in flight and ``Settings.submissions_per_hour``
+an hour (:class:`QuotaExceeded`, HTTP 429); only toolchains the build tier can run are
+accepted (:func:`offered_toolchains`).
 """
 
 from __future__ import annotations
