@@ -23,7 +23,7 @@ from engine import RuleSpec  # noqa: E402
 
 from arena.league import League  # noqa: E402
 from arena.web import store  # noqa: E402
-from arena.web.package import Manifest  # noqa: E402
+from arena.web.package import Manifest, pack  # noqa: E402
 
 from test_web_site import Server  # noqa: E402
 
@@ -101,7 +101,7 @@ def site(tmp_path_factory):
         league.add("random", bot="random")
         league.add("greedy", bot="greedy")
     with store.open_league(server.league) as league:
-        server.tokens = {a: store.new_token(league, a) for a in ("alice", "bob")}
+        server.tokens = {a: store.new_token(league, a) for a in ("alice", "bob", "carol")}
         server.sids = {
             "pyb@1": submitted(league, root, "alice", "pyb", "1", description=DESCRIPTION),
             "pyb@2": submitted(league, root, "alice", "pyb", "2"),
@@ -119,7 +119,7 @@ def site(tmp_path_factory):
     assert total >= 8, server.log.read_text()[-3000:]
     assert server.stop() == 0, server.log.read_text()[-3000:]
     # the rest reads a league that no longer changes
-    server.args = ["--no-play"]
+    server.args = ["--no-play", "--pending-per-author", "1"]
     server.start()
     yield server
     assert server.stop() == 0, server.log.read_text()[-3000:]
@@ -329,3 +329,27 @@ def test_the_api_page_lists_every_endpoint_and_each_answers(site):
             named = dict(values, name="alice") if "author" in path else values
             url = re.sub(r"\{(\w+)\}", lambda m: named[m.group(1)], path)
             assert site.request("GET", url)[0] == 200, url
+
+
+def test_a_refusal_for_a_quota_says_when_to_try_again(site, tmp_path):
+    folder = tmp_path / "carol-bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text(EXAMPLE_BOT.read_text())
+    toml = 'name = "carolbot"\nversion = "{}"\nauthor = "carol"\ntoolchain = ["python3"]\nrun = "python3 bot.py"\n'
+    (folder / "bot.toml").write_text(toml.format("1"))
+    first = site.submit(pack(folder)[0], site.tokens["carol"])
+    assert first[0] == 202, first
+    (folder / "bot.toml").write_text(toml.format("2"))
+    data, name = pack(folder)
+    status, body, headers = site.request("POST", "/api/submissions", data,
+                                         {"Authorization": f"Bearer {site.tokens['carol']}"})
+    # the first is still being built and checked (that takes seconds): one in progress is the limit
+    assert status == 429 and json.loads(body)["error"]
+    assert int(headers["Retry-After"]) >= 1
+    boundary = "----quota"
+    form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\n{site.tokens['carol']}\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"package\"; filename=\"{name}\"\r\n"
+            f"Content-Type: application/gzip\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    status, body, headers = site.request("POST", "/submit", form,
+                                         {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert status == 429 and int(headers["Retry-After"]) >= 1 and 'id="error"' in body.decode()

@@ -268,8 +268,12 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         status, out = await run_in_threadpool(accept, str(form.get("token") or ""), data,
                                               form.get("keep_previous") == "1")
         if status != 202:
-            return html(pages.submit_page(public(out["error"])), status)
+            return HTMLResponse(pages.submit_page(public(out["error"])), status_code=status,
+                                headers=_retry(out) if status == 429 else None)
         return RedirectResponse(f"/submission/{out['id']}", status_code=303)
+
+    def _retry(out: dict) -> dict:
+        return {"Retry-After": str(max(1, int(out.get("retry_after") or 60)))}
 
     def _public(request: Request, sub: dict) -> dict:
         base = str(request.base_url).rstrip("/")
@@ -288,7 +292,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             return JSONResponse({"error": f"the archive is over the {cap >> 10} KiB limit"}, status_code=413)
         keep = request.query_params.get("keep_previous", "0") in ("1", "true", "yes")
         status, out = await run_in_threadpool(accept, token, data, keep)
-        return JSONResponse(public(out) if status != 202 else _public(request, out), status_code=status)
+        return JSONResponse(public(out) if status != 202 else _public(request, out), status_code=status,
+                            headers=_retry(out) if status == 429 else None)
 
     def api_submission(request: Request) -> Response:
         """A submission's status, verdict, build log and check report."""
