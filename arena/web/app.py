@@ -1,7 +1,8 @@
 """The Starlette app of ``arena serve``: pages, the upload form, the JSON API, background work.
 
 Every route is listed, with the first line of its handler's docstring, on the ``/api``
-page, so the list is complete by construction. Pages are server-rendered HTML; the API
+page, so the list is complete by construction. The pages' handlers are here, the JSON API's
+read-only endpoints in :mod:`.api`. Pages are server-rendered HTML; the API
 speaks JSON. Every response carries the security headers of :mod:`.security`; every value
 shown to the public passes :func:`.security.scrub` (no server path), and every id or query
 parameter that names nothing answers 4xx.
@@ -25,6 +26,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from ..replay.html import SCRIPT_TEXT, STYLE_TEXT
+from . import api as json_api
 from . import history, pages, site_pages, store, views
 from .security import SecurityHeaders, page_policy, parse_id, scrub
 from .package import PackageError
@@ -37,15 +39,6 @@ FORM_OVERHEAD = 64 << 10
 
 class TooLarge(Exception):
     """The request body is over the cap."""
-
-
-@contextlib.contextmanager
-def _league(path: Path):
-    league = store.open_league(path)
-    try:
-        yield league
-    finally:
-        league.close()
 
 
 async def _read_capped(request: Request, cap: int) -> bytes:
@@ -70,7 +63,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
                groups_per_round: int = 2) -> Starlette:
     """The app serving the league file ``league_path`` (which must exist)."""
     path = Path(league_path)
-    with _league(path):  # fails early, with a sentence, if it is not a league
+    with views.opened(path):  # fails early, with a sentence, if it is not a league
         pass
     pipeline = Pipeline(path, settings)
     player = Player(path, concurrency, groups_per_round, settings=settings) if play else None
@@ -83,9 +76,6 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
 
     def html(text: str, status: int = 200) -> HTMLResponse:
         return HTMLResponse(text, status_code=status)
-
-    def api(value, status: int = 200) -> JSONResponse:
-        return JSONResponse(public(value), status_code=status)
 
     def not_found(what: str) -> HTMLResponse:
         return html(pages.error_page("Not found", what), 404)
@@ -102,7 +92,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
 
     def home(request: Request) -> Response:
         """The leaderboard, the newest games and submissions."""
-        with _league(path) as league:
+        with views.opened(path) as league:
             tab = views.leaderboard(league)
             recent = views.recent_games(league, limit=10)
             subs = store.submissions(league)[:10]
@@ -112,27 +102,15 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     def bot(request: Request) -> Response:
         """A bot: description, versions, rating over time, head-to-head, recent games, faults, submissions."""
         name = request.path_params["name"]
-        with _league(path) as league:
+        with views.opened(path) as league:
             data = views.bot(league, name)
             h2h = history.head_to_head(league, name) if data else []
         if not data:
             return not_found(f"No bot called {name!r}.")
         return html(site_pages.bot_page(public(data), public(h2h)))
 
-    def query(request: Request) -> dict:
-        q = request.query_params
-        try:
-            page = int(q.get("page") or 1)
-            per_page = int(q.get("per_page") or history.PER_PAGE)
-        except ValueError:
-            raise history.BadQuery("page and per_page must be whole numbers") from None
-        if abs(page) > history.MAX_PAGE:
-            raise history.BadQuery(f"page must be at most {history.MAX_PAGE}")
-        return {"opponent": q.get("opponent") or None, "result": q.get("result") or None, "page": page,
-                "per_page": per_page}
-
     def withdraw_work(name: str, token: str, entry: str) -> tuple[int, str]:
-        with _league(path) as league:
+        with views.opened(path) as league:
             author = store.author_of(league, token)
             if author is None:
                 return 401, "Unknown token: only the bot's author, with their token, may withdraw a version."
@@ -157,7 +135,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             status, message = 400, "Choose a version and give your token."
         else:
             status, message = await run_in_threadpool(withdraw_work, name, token, entry)
-        with _league(path) as league:
+        with views.opened(path) as league:
             data = views.bot(league, name)
             h2h = history.head_to_head(league, name) if data else []
         if not data:
@@ -168,9 +146,9 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         """A bot's whole match history, newest first (?opponent=BOT&result=win|draw|loss&page=N)."""
         name = request.path_params["name"]
         try:
-            with _league(path) as league:
+            with views.opened(path) as league:
                 found = views.bot(league, name) is not None
-                data = history.match_history(league, name, **query(request)) if found else None
+                data = history.match_history(league, name, **history.parse_query(request.query_params)) if found else None
         except history.BadQuery as exc:
             return html(pages.error_page("Bad request", str(exc)), 400)
         return html(site_pages.history_page(public(data))) if data else not_found(f"No bot called {name!r}.")
@@ -178,19 +156,19 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     def author(request: Request) -> Response:
         """An author: their bots with each version's rating, and their submissions."""
         name = request.path_params["name"]
-        with _league(path) as league:
+        with views.opened(path) as league:
             data = history.author(league, name)
         return html(site_pages.author_page(public(data))) if data else not_found(f"No author called {name!r}.")
 
     def game(request: Request) -> Response:
         """A game: seats, scores, faults, and its replay."""
         gid = ident(request, "gid")
-        with _league(path) as league:
+        with views.opened(path) as league:
             g = views.game(league, gid)
         return html(pages.game_page(g)) if g else not_found(f"No game #{gid}.")
 
     def _record(gid: int) -> dict | None:
-        with _league(path) as league:
+        with views.opened(path) as league:
             g = views.game(league, gid)
             record = views.read_replay(league, g) if g else None
         return public(record) if isinstance(record, dict) else None
@@ -223,13 +201,13 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
 
     def rules(request: Request) -> Response:
         """The league's rules, time control, sandbox in force and what a package must meet."""
-        with _league(path) as league:
+        with views.opened(path) as league:
             return html(pages.rules_page(public(views.rules(league, settings))))
 
     def submission(request: Request) -> Response:
         """A submission: its progress, build log, check report and verdict."""
         sid = ident(request, "sid")
-        with _league(path) as league:
+        with views.opened(path) as league:
             s = store.submission(league, sid)
         return html(pages.submission_page(public(s))) if s else not_found(f"No submission #{sid}.")
 
@@ -238,7 +216,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         return html(pages.submit_page())
 
     def accept(token: str | None, data: bytes, keep_previous: bool) -> tuple[int, dict]:
-        with _league(path) as league:
+        with views.opened(path) as league:
             author = store.author_of(league, token)
             if author is None:
                 return 401, {"error": "unknown token: ask the league's operator for one "
@@ -275,13 +253,6 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     def _retry(out: dict) -> dict:
         return {"Retry-After": str(max(1, int(out.get("retry_after") or 60)))}
 
-    def _public(request: Request, sub: dict) -> dict:
-        base = str(request.base_url).rstrip("/")
-        keep = ("id", "author", "name", "version", "entry", "status", "verdict", "submitted", "finished", "check_report",
-                "build_log", "sandbox")
-        return dict(public({k: sub.get(k) for k in keep}), url=f"{base}/submission/{sub['id']}",
-                    bot_url=f"{base}/bot/{sub['name']}")
-
     async def api_submit(request: Request) -> Response:
         """Submit a package: the archive as the body, ``Authorization: Bearer TOKEN``, ``?keep_previous=1``."""
         auth = request.headers.get("authorization", "")
@@ -292,71 +263,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             return JSONResponse({"error": f"the archive is over the {cap >> 10} KiB limit"}, status_code=413)
         keep = request.query_params.get("keep_previous", "0") in ("1", "true", "yes")
         status, out = await run_in_threadpool(accept, token, data, keep)
-        return JSONResponse(public(out) if status != 202 else _public(request, out), status_code=status,
+        return JSONResponse(public(out) if status != 202 else json_api.submission_json(request, out, public), status_code=status,
                             headers=_retry(out) if status == 429 else None)
-
-    def api_submission(request: Request) -> Response:
-        """A submission's status, verdict, build log and check report."""
-        sid = parse_id(request.path_params["sid"])
-        with _league(path) as league:
-            s = store.submission(league, sid) if sid else None
-        if s is None:
-            return JSONResponse({"error": f"no submission #{request.path_params['sid']}"}, status_code=404)
-        return JSONResponse(_public(request, s))
-
-    def api_leaderboard(request: Request) -> Response:
-        """The league table: every entry's rating, interval, games, faults, form and status."""
-        with _league(path) as league:
-            return api(views.leaderboard(league))
-
-    def api_bot(request: Request) -> Response:
-        """A bot: author, description, versions with their rows, rating history, recent games, faults."""
-        name = request.path_params["name"]
-        with _league(path) as league:
-            data = views.bot(league, name)
-            if data:
-                data["head_to_head"] = history.head_to_head(league, name)
-        return api(data) if data else api({"error": f"no bot called {name!r}"}, 404)
-
-    def api_bot_games(request: Request) -> Response:
-        """A bot's match history, one page (?opponent=BOT&result=win|draw|loss&page=N&per_page=N)."""
-        name = request.path_params["name"]
-        try:
-            with _league(path) as league:
-                found = views.bot(league, name) is not None
-                data = history.match_history(league, name, **query(request)) if found else None
-        except history.BadQuery as exc:
-            return api({"error": str(exc)}, 400)
-        return api(data) if data else api({"error": f"no bot called {name!r}"}, 404)
-
-    def api_author(request: Request) -> Response:
-        """An author's bots and submissions."""
-        name = request.path_params["name"]
-        with _league(path) as league:
-            data = history.author(league, name)
-        if data:
-            keep = ("id", "name", "version", "entry", "status", "verdict", "submitted", "finished")
-            data["submissions"] = [{k: s.get(k) for k in keep} for s in data["submissions"]]
-        return api(data) if data else api({"error": f"no author called {name!r}"}, 404)
-
-    def api_game(request: Request) -> Response:
-        """A game: seats, scores, ranks, faults, and where its replay is."""
-        gid = parse_id(request.path_params["gid"])
-        with _league(path) as league:
-            g = views.game(league, gid) if gid else None
-        if g is None:
-            return api({"error": f"no game #{request.path_params['gid']}"}, 404)
-        base = str(request.base_url).rstrip("/")
-        return api(dict(g, url=f"{base}/game/{gid}", replay_url=f"{base}/game/{gid}/replay.json" if g["replay"] else None))
-
-    def api_live(request: Request) -> Response:
-        """The games in flight now, and what the background player is doing."""
-        return api({"status": player.status if player else "off", "games": live_games()})
-
-    def api_rules(request: Request) -> Response:
-        """The league's rules, time control, sandbox and package limits."""
-        with _league(path) as league:
-            return api(views.rules(league, settings))
 
     def api_index(request: Request) -> Response:
         """This list of every page and API endpoint."""
@@ -389,10 +297,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         Route("/submit", submit_form, methods=["GET"]), Route("/submit", submit_post, methods=["POST"]),
         Route("/submission/{sid:int}", submission), Route("/api", api_index),
         Route("/api/submissions", api_submit, methods=["POST"]),
-        Route("/api/submissions/{sid:int}", api_submission), Route("/api/leaderboard", api_leaderboard),
-        Route("/api/bots/{name}", api_bot), Route("/api/bots/{name}/games", api_bot_games),
-        Route("/api/authors/{name}", api_author), Route("/api/games/live", api_live),
-        Route("/api/games/{gid:int}", api_game), Route("/api/rules", api_rules),
+        *json_api.read_routes(path, settings, public, live_games, lambda: player.status if player else "off"),
         Route("/api/withdraw", withdraw_endpoint(path, public), methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error},

@@ -21,6 +21,20 @@ class BadQuery(ValueError):
     """A query parameter that cannot be used (its message is one sentence)."""
 
 
+def parse_query(params) -> dict:
+    """The history's filters from query parameters (any mapping of strings): ``opponent``,
+    ``result``, ``page``, ``per_page``; :class:`BadQuery` for a page that is not a whole number."""
+    try:
+        page = int(params.get("page") or 1)
+        per_page = int(params.get("per_page") or PER_PAGE)
+    except ValueError:
+        raise BadQuery("page and per_page must be whole numbers") from None
+    if abs(page) > MAX_PAGE:
+        raise BadQuery(f"page must be at most {MAX_PAGE}")
+    return {"opponent": params.get("opponent") or None, "result": params.get("result") or None, "page": page,
+            "per_page": per_page}
+
+
 def _result(ranks: list[int], rank: int) -> str:
     if rank != 1:
         return "loss"

@@ -7,6 +7,7 @@ until the next game is stored or an entry is added or retired.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from pathlib import Path
@@ -35,6 +36,16 @@ def _cached(league, key: str, make):
             _cache.clear()
         _cache[full] = value
     return value
+
+
+@contextlib.contextmanager
+def opened(path):
+    """The league file ``path`` opened for one request (with the website's tables), closed after."""
+    league = store.open_league(path)
+    try:
+        yield league
+    finally:
+        league.close()
 
 
 def base_name(entry: str) -> str:
