@@ -281,3 +281,54 @@ def test_a_saved_viewer_with_a_hostile_ready_name_runs_only_its_own_script(tmp_p
     dom = chromium_dom(path.as_uri())
     assert not pwned(dom) and "final scores" in dom
     assert "&lt;!--&lt;script&gt;&lt;/script&gt;" in dom
+
+
+def asgi_get(app, path: str = "/") -> tuple[int, dict, bytes]:
+    """One GET through an ASGI app, without a server: status, headers, body."""
+    import asyncio
+
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "headers": [], "scheme": "http", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1),
+             "root_path": "", "http_version": "1.1", "asgi": {"version": "3.0"}}
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    return start["status"], headers, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+def test_an_unexpected_error_is_a_plain_500_with_the_headers(caplog):
+    from arena.web.security import SecurityHeaders, page_policy
+
+    async def broken(scope, receive, send):
+        raise RuntimeError("secret detail /srv/arena/ladder.db")
+
+    status, headers, body = asgi_get(SecurityHeaders(broken, page_policy()))
+    assert status == 500 and b"Server error" in body
+    assert b"secret" not in body and b"Traceback" not in body and b"/srv" not in body
+    assert headers["x-content-type-options"] == "nosniff" and "frame-ancestors 'none'" in headers[
+        "content-security-policy"]
+    assert "secret detail" in caplog.text  # the operator's log has it
+
+
+def test_a_route_keeps_its_own_policy_and_gets_the_other_headers():
+    from arena.web.security import SecurityHeaders
+
+    async def framed(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-security-policy", b"default-src 'none'; frame-ancestors 'self'"),
+            (b"x-content-type-options", b"sniff-away")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    status, headers, body = asgi_get(SecurityHeaders(framed, "default-src 'none'; frame-ancestors 'none'"))
+    assert status == 200 and body == b"ok"
+    assert headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'self'"
+    assert headers["x-frame-options"] == "SAMEORIGIN" and headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "same-origin"
