@@ -66,7 +66,7 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
         name = request.path_params["name"]
         try:
             with views.opened(path) as league:
-                found = views.bot(league, name) is not None
+                found = views.bot_exists(league, name)
                 data = history.match_history(league, name, **history.parse_query(request.query_params)) \
                     if found else None
         except history.BadQuery as exc:

@@ -147,7 +147,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         name = request.path_params["name"]
         try:
             with views.opened(path) as league:
-                found = views.bot(league, name) is not None
+                found = views.bot_exists(league, name)
                 data = history.match_history(league, name, **history.parse_query(request.query_params)) if found else None
         except history.BadQuery as exc:
             return html(pages.error_page("Bad request", str(exc)), 400)

@@ -133,6 +133,13 @@ def faults_of(league, names: set[str], limit: int = 20) -> list[dict]:
     return out[:limit]
 
 
+def bot_exists(league, base: str) -> bool:
+    """Whether there is a bot ``base``: an entry of that name (any version) or a submission of it."""
+    if any(base_name(e.name) == base for e in league.entries()):
+        return True
+    return league.conn.execute("SELECT 1 FROM web_submissions WHERE name = ? LIMIT 1", (base,)).fetchone() is not None
+
+
 def bot(league, base: str) -> dict | None:
     """Everything the page of bot ``base`` shows; None if there is no such bot."""
     entries = [e for e in league.entries() if base_name(e.name) == base]
