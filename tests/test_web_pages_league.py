@@ -152,6 +152,7 @@ def test_match_history_is_paged_newest_first(site):
     assert '<a href="/bot/pyb/games?per_page=3">newer</a>' in page
     assert (first["pages"] > 2) == ('<a href="/bot/pyb/games?per_page=3&amp;page=3">older</a>' in page)
     assert page.count('download>JSON</a>') == 3
+    assert '<input type="hidden" name="per_page" value="3">' in page  # the filters keep the page size
 
 
 def test_match_history_filters_by_opponent_and_result(site):
@@ -179,6 +180,7 @@ def test_match_history_filters_by_opponent_and_result(site):
     assert status == 200
     assert '<option value="random" selected>' in page and '<option value="win" selected>' in page
     assert page.count('<tr><td><a href="/game/') == len(both)
+    assert '<option value="other@1" selected>' in site.html("/bot/pyb/games?opponent=other@1")[1]
 
 
 @pytest.mark.parametrize("query", ["result=lost", "page=0", "page=-1", "per_page=0", "per_page=201", "page=x",

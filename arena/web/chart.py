@@ -36,8 +36,8 @@ def line_chart(series: dict[str, list[tuple[float, float]]], width: int = 640, h
         yv = y0 + (y1 - y0) * i / 4
         out.append(f'<line x1="{left}" x2="{left + w}" y1="{py(yv):.1f}" y2="{py(yv):.1f}" stroke="#e4e4e4"/>'
                    f'<text x="{left - 6}" y="{py(yv) + 4:.1f}" font-size="11" text-anchor="end">{yv:+.0f}</text>')
-    for xv in (x0, (x0 + x1) / 2, x1):
-        out.append(f'<text x="{px(xv):.1f}" y="{top + h + 16}" font-size="11" text-anchor="middle">{xv:.0f}</text>')
+    for xv, anchor in ((x0, "start"), ((x0 + x1) / 2, "middle"), (x1, "end")):  # the ends stay inside the frame
+        out.append(f'<text x="{px(xv):.1f}" y="{top + h + 16}" font-size="11" text-anchor="{anchor}">{xv:.0f}</text>')
     out.append(f'<text x="{left + w / 2:.1f}" y="{height - 4}" font-size="11" text-anchor="middle">'
                f'{escape(x_label)}</text>')
     for k, (label, pts) in enumerate(series.items()):

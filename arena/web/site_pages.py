@@ -88,13 +88,15 @@ def bot_page(data: dict, h2h: list[dict], message: str | None = None, ok: bool =
 def history_page(h: dict) -> str:
     """``/bot/NAME/games``: every game of the bot, newest first, by pages, filtered by opponent and result."""
     name = h["name"]
+    choices = h["opponents"] + ([h["opponent"]] if h["opponent"] and h["opponent"] not in h["opponents"] else [])
     opts = "".join(f'<option value="{esc(o)}"{" selected" if o == h["opponent"] else ""}>{esc(o)}</option>'
-                   for o in h["opponents"])
+                   for o in choices)
     res = "".join(f'<option value="{r}"{" selected" if r == h["result"] else ""}>{r}</option>' for r in RESULTS)
     form = (f"<form id=\"filters\" method=\"get\" action=\"/bot/{quote(name, safe='')}/games\"><p>"
             f"<label>Opponent <select name=\"opponent\"><option value=\"\">any</option>{opts}</select></label> "
             f"<label>Result <select name=\"result\"><option value=\"\">any</option>{res}</select></label> "
-            "<button type=\"submit\">Show</button></p></form>")
+            + (f"<input type=\"hidden\" name=\"per_page\" value=\"{h['per_page']}\">" if h["per_page"] != PER_PAGE else "")
+            + "<button type=\"submit\">Show</button></p></form>")
     rows = "".join(
         f'<tr><td><a href="/game/{g["id"]}">#{g["id"]}</a></td><td>{esc(g["me"]["bot"])}</td>'
         f'<td>{", ".join(link_bot(o.split("@")[0], o) for o in g["opponents"])}</td>'
