@@ -194,8 +194,9 @@ def rules_page(r: dict) -> str:
     quota = (f"<li>Each author: at most {q['submissions_per_hour']} submissions an hour and "
              f"{q['pending_per_author']} waiting or building at once.</li>"
              if q.get("submissions_per_hour") and q.get("pending_per_author") else "")
-    pace = (f"<li>Background play: about {r['pace']:g} games a minute, new and uncertain entries first.</li>"
-            if r.get("pace") else "")
+    pace = ("" if r.get("pace") is None else "<li>Background play: "
+            + (f"about {r['pace']:g} games a minute" if r["pace"] else "as fast as the workers go")
+            + ", new and uncertain entries first.</li>")
     body = (f"<ul><li>Rules: {esc(r['label'])} (variants: {esc(', '.join(r['rules'].get('variants') or []) or 'none')}; "
             f"parameters: {esc(params)})</li><li>Seats per game: {r['seats']}</li>"
             f"<li>Time control: {esc(tc)}</li>{pace}"
