@@ -82,8 +82,11 @@ def test_a_tournament_file_may_name_a_fallback_tier(tmp_path):
 
 
 # ------------------------------------------------------------------ no tier named: auto
-def test_with_no_tier_named_a_game_runs_in_strict_and_says_so_in_one_line():
+def test_with_no_tier_named_a_game_runs_in_strict_and_says_so_in_one_line(monkeypatch):
+    from arena.cli import game
+
     require_strict()
+    monkeypatch.setattr(game, "_warned", set())  # said once per process: this test's process is shared
     res = play("--json")
     assert res.exit_code == 0, res.output
     record = json.loads(res.output.splitlines()[-1])["sandbox"]

@@ -22,9 +22,12 @@ _warned: set = set()
 
 
 def warn_sandbox(record: dict) -> None:
-    """Print the tier the game had and what was not in force, in one line, once per process."""
+    """Print the tier the game had and what was not in force, in one line, once per process:
+    when the tier was chosen for the user (``auto``, a fallback) or something was missing."""
     from ..process.sandbox import describe
 
+    if "requested" not in record and not record.get("unavailable"):
+        return  # the tier named, all in force: nothing to say
     line = describe(record)
     if line not in _warned:  # the reasons are in the record (--json)
         _warned.add(line)

@@ -35,7 +35,7 @@ def handshake_commands(cfg, echo=None, skip_hint: str = "--no-check skips this o
             continue
         seen.add(entry.cmd)
         rules = Game.new(cfg.rules, cfg.seats, 1).rules
-        checker = _Checker(list(entry.cmd), tc, 1, sandbox=cfg.sandbox)  # as held as in its games
+        checker = _Checker(list(entry.cmd), tc, 1, sandbox=getattr(cfg, "sandbox", "auto"))  # as in its games
         try:
             ok = checker.start(rules)
         finally:
