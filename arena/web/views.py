@@ -109,9 +109,10 @@ def read_replay(league, game: dict) -> dict | None:
     """The stored replay record of a game, or None if there is none."""
     path = replay_path(league.path, game["group"], game["rotation"])
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return record if isinstance(record, dict) else None
 
 
 def faults_of(league, names: set[str], limit: int = 20) -> list[dict]:
