@@ -23,8 +23,8 @@ def _stat_fields(data: bytes) -> list[bytes]:
     return data[data.rfind(b")") + 2:].split()
 
 
-def descendants(root: int) -> list[int]:
-    """``root`` and every live process below it (zombies left out)."""
+def descendants(root: int, zombies: bool = False) -> list[int]:
+    """``root`` and every live process below it (zombies left out unless ``zombies``)."""
     children: dict[int, list[int]] = {}
     state: dict[int, bytes] = {}
     for pid, data in proc_files("stat", 512):
@@ -38,7 +38,7 @@ def descendants(root: int) -> list[int]:
     out, todo = [], [root]
     while todo:
         pid = todo.pop()
-        if state.get(pid) != b"Z":
+        if zombies or state.get(pid) != b"Z":
             out.append(pid)
         todo.extend(children.get(pid, ()))
     return out
@@ -47,7 +47,7 @@ def descendants(root: int) -> list[int]:
 def tree_cpu_seconds(root: int) -> float:
     """CPU seconds of every process that ever ran below ``root`` (see the module docstring)."""
     total = 0
-    for pid in descendants(root):
+    for pid in descendants(root, zombies=True):  # an exited child not yet reaped still holds its time
         try:
             with open(f"/proc/{pid}/stat", "rb") as f:
                 fields = _stat_fields(f.read(512))

@@ -20,6 +20,8 @@ Modes (``ARG`` in brackets):
 - ``spin_escaped``: start a child in a new session that spins for the rest of the game.
 - ``fork_bomb``: fork without bound (each child forks too), for two seconds.
 - ``network PORT``: connect to ``127.0.0.1:PORT``.
+- ``burn MS``: a grandchild in a new session (orphaned at once) uses ``MS`` ms of CPU and
+  exits; the bot waits for it.
 - ``ipc KEY``: create a System V shared memory segment, semaphore set and message queue
   with the key ``KEY`` (mode 0666), and leave them.
 """
@@ -191,6 +193,22 @@ def attack():
                     time.sleep(0.01)
             time.sleep(3600)
         report["fork_bomb"] = "started"
+    elif MODE == "burn":
+        r, w = os.pipe()
+        child = os.fork()
+        if child == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.close(r)
+                while time.process_time() < int(ARGS[0]) / 1000:
+                    pass
+                os.write(w, b"done")
+                os._exit(0)
+            os._exit(0)
+        os.close(w)
+        os.waitpid(child, 0)
+        report["burn"] = os.read(r, 8).decode()
+        os.close(r)
     elif MODE == "ipc":
         libc = ctypes.CDLL(None, use_errno=True)
         key, flags = int(ARGS[0]), 0o1000 | 0o666  # IPC_CREAT | rw for all
