@@ -355,3 +355,21 @@ def test_a_refusal_for_a_quota_says_when_to_try_again(site, tmp_path):
     status, body, headers = site.request("POST", "/submit", form,
                                          {"Content-Type": f"multipart/form-data; boundary={boundary}"})
     assert status == 429 and int(headers["Retry-After"]) >= 1 and 'id="error"' in body.decode()
+
+
+def test_a_replay_that_cannot_be_shown_is_a_404_not_a_500(site):
+    oldest = all_games(site, "pyb")[-1]
+    path = site.root / "league.db.replays" / f"{oldest['group']}-{oldest['rotation']}.json"
+    kept = path.read_bytes()
+    try:
+        record = json.loads(kept)
+        record["final_digest"] = "0" * 64  # no longer what the actions lead to
+        for text, code in ((json.dumps(record), 404), ("[1, 2, 3]", 404), ("{not json", 404)):
+            path.write_text(text)
+            status, page = site.html(f"/game/{oldest['id']}/replay")
+            assert status == code and ("cannot be shown" in page or "No replay" in page), page[-500:]
+            assert site.html(f"/game/{oldest['id']}")[0] == 200
+            assert site.html("/bot/pyb")[0] == 200
+    finally:
+        path.write_bytes(kept)
+    assert site.html(f"/game/{oldest['id']}/replay")[0] == 200
