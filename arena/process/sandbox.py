@@ -945,6 +945,10 @@ def describe(record: dict) -> str:
     missing = [u["protection"] for u in record.get("unavailable", [])]
     if missing:
         line += "; not in force: " + ", ".join(missing)
+        instead = [p for p in ("user_namespace", "rss_polling", "rlimit_nproc", "cpu_throttle")
+                   if p in record.get("protections", [])]
+        if instead:
+            line += f" (in their place: {', '.join(instead)})"
     return line
 
 
