@@ -288,3 +288,16 @@ def test_a_sandbox_folder_that_another_user_made_is_refused_with_a_sentence(tmp_
         os.chown(theirs, 4242, 4242)
         with pytest.raises(SandboxError, match="belongs to another user"):
             Sandbox("basic").prepare([sys.executable, "-c", "pass"])
+
+
+def test_strict_sizes_the_private_tmp_and_dev_shm():
+    """They live in memory, which no resident-memory poll sees: a bot cannot fill it through files."""
+    require_strict()
+    launch = Sandbox("strict", Limits(tmp_mb=8)).prepare(
+        ["/bin/sh", "-c", "read x; for d in /tmp /dev/shm; do head -c 20000000 /dev/zero > $d/fill 2>/dev/null; "
+                          "echo $(wc -c < $d/fill); done"])
+    try:
+        tmp, shm = read_lines(launch, 2, b"go\n")
+        assert int(tmp) <= 8 << 20 and int(shm) <= 8 << 20
+    finally:
+        launch.cleanup()

@@ -88,6 +88,7 @@ class Limits:
     cpus: float = 1.0           # strict: cores a bot's whole tree may use (CFS quota); 0: no cap
     log_kb: int = 1024          # stderr kept per bot per game
     log_total_mb: int = 256     # stderr kept across a log folder (a tournament's logs)
+    tmp_mb: int = 256           # strict: size of the private /tmp and of /dev/shm, each (memory-backed)
 
 
 # ---------------------------------------------------------------- capability detection
@@ -449,8 +450,18 @@ def _package_dirs(module: str) -> list[str]:
 STDOUT_SHIM = ["/bin/sh", "-c", 'if [ -e /dev/fd/3 ]; then exec 1>&3 3>&-; fi; exec "$0" "$@"']
 
 
+@lru_cache(maxsize=1)
+def _bwrap_sizes(bwrap: str) -> bool:
+    """Whether this bubblewrap can size a tmpfs (``--size``, bubblewrap 0.6 on)."""
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--size" in done.stdout + done.stderr
+
+
 def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], uid: int | None,
-               hide: list[str] = (), nproc: int | None = None) -> list[str]:
+               hide: list[str] = (), nproc: int | None = None, tmp_mb: int | None = None) -> list[str]:
     """The bubblewrap command that runs ``argv`` in fresh PID, IPC, UTS, network and mount
     namespaces (and a user namespace when the arena is not root): the system folders and
     ``read_only`` read-only, a private ``/tmp`` and ``/dev/shm``, ``workdir`` its only
@@ -465,8 +476,11 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
             out += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             out += ["--ro-bind", d, d]
-    out += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-            "--perms", "1777", "--tmpfs", "/dev/shm"]
+    # /tmp and /dev/shm live in memory: sized, or a bot could fill the machine's memory
+    # through files, which no resident-memory poll sees
+    size = ["--size", str(tmp_mb << 20)] if tmp_mb and _bwrap_sizes(bwrap) else []
+    out += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/tmp",
+            "--perms", "1777", *size, "--tmpfs", "/dev/shm"]
     made = {"/", "/tmp", "/dev", "/proc"}
     for path, flag in sorted([(p, "--ro-bind") for p in read_only] + [(workdir, "--bind")]):
         parents = list(reversed(Path(path).parents))
@@ -880,7 +894,7 @@ class Sandbox:
         if launch.uid is None and "rlimit_nproc" in launch.protections:
             nproc = self.limits.pids + 1  # the namespace's first process is bubblewrap's
         launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir, _read_only_paths(launch.argv, env, program_dir),
-                                 launch.uid, hide=self.hide, nproc=nproc)
+                                 launch.uid, hide=self.hide, nproc=nproc, tmp_mb=self.limits.tmp_mb)
         launch.stdout_fd3 = True
         launch.protections += ["bubblewrap", "pid_namespace", "ipc_namespace", "uts_namespace", "mount_namespace",
                                "no_network", "private_tmp", "read_only_view"]
