@@ -64,3 +64,16 @@ def leftover_bot_files() -> list[str]:
             if UID_BASE <= uid < UID_BASE + UID_SLOTS and uid in ours:
                 found.append(f"file {entry.path} of bot uid {uid}")
     return found
+
+
+def ipc_keys() -> set[int]:
+    """The keys of every System V IPC object (shared memory, semaphores, message queues) of this IPC namespace."""
+    keys = set()
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        keys.update(int(line.split()[0]) for line in lines if line.split())
+    return keys

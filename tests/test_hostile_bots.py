@@ -26,7 +26,7 @@ import pytest
 from arena.process.cgroups import cgroup_layout
 from arena.process.sandbox import _proc_uids, state_root, sweep_stale
 from arena.referee import play_game
-from proc_check import assert_gone, leftover_bot_files, leftover_bot_processes, misbehaving
+from proc_check import assert_gone, ipc_keys, leftover_bot_files, leftover_bot_processes, misbehaving
 from strict_check import require_strict
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="bots get uids of their own only when the arena is root")
@@ -273,14 +273,6 @@ def test_files_left_in_tmp_and_dev_shm_are_removed(tier, arena_dir):
     out, report = play(tier, hostile("litter", token), arena_dir)
     assert report[f"litter_/tmp"] == "ok", report
     assert not os.path.exists(f"/tmp/{token}") and not os.path.exists(f"/dev/shm/{token}")
-
-
-def ipc_keys() -> set[int]:
-    keys = set()
-    for kind in ("shm", "sem", "msg"):
-        with open(f"/proc/sysvipc/{kind}") as f:
-            keys.update(int(line.split()[0]) for line in f.read().splitlines()[1:] if line.split())
-    return keys
 
 
 @tier_param()

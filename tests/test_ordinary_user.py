@@ -18,6 +18,7 @@ import time
 import pytest
 
 from as_user import User
+from proc_check import ipc_keys
 
 USER_ARENA = textwrap.dedent('''
     import json, os, socket, sys, time
@@ -96,17 +97,6 @@ USER_ARENA = textwrap.dedent('''
     answer["state_root_left"] = sorted(os.listdir(Path(os.environ["TMPDIR"]) / f"arena-sandbox-{os.getuid()}"))
     print(json.dumps(answer))
 ''')
-
-
-def ipc_keys() -> set[int]:
-    keys = set()
-    for kind in ("shm", "sem", "msg"):
-        try:
-            lines = open(f"/proc/sysvipc/{kind}").read().splitlines()[1:]
-        except OSError:
-            continue
-        keys.update(int(line.split()[0]) for line in lines if line.split())
-    return keys
 
 
 @pytest.fixture(scope="module", params=["default", "strict"])
