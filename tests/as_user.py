@@ -78,8 +78,8 @@ class User:
             self.bridge, mounts = _make_bridges(plan)
         return _make_preexec([], [], CLONE_NEWNS if mounts else 0, mounts, (self.uid, self.gid))
 
-    def run(self, code: str, timeout: float = 300, env: dict | None = None) -> dict:
-        """Run ``code`` (Python) as the user in its home folder; the JSON it printed last."""
+    def popen(self, code: str, env: dict | None = None, **kwargs) -> subprocess.Popen:
+        """Start ``code`` (Python) as the user in its home folder."""
         script = self.home / "run.py"
         script.write_text(code)
         if self.root:
@@ -87,8 +87,18 @@ class User:
         full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "TMPDIR": str(self.home),
                 "PYTHONPATH": f"{PROJECT}{os.pathsep}{PROJECT / 'tests'}",
                 "ARENA_INSTANCE": os.environ.get("ARENA_INSTANCE", ""), **(env or {})}
-        done = subprocess.run([sys.executable, str(script)], cwd=self.home, env=full, preexec_fn=self._preexec(),
-                              capture_output=True, text=True, timeout=timeout)
+        return subprocess.Popen([sys.executable, str(script)], cwd=self.home, env=full, preexec_fn=self._preexec(),
+                                text=True, **kwargs)
+
+    def run(self, code: str, timeout: float = 300, env: dict | None = None) -> dict:
+        """Run ``code`` (Python) as the user in its home folder; the JSON it printed last."""
+        proc = self.popen(code, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
         if done.returncode != 0:
             raise AssertionError(f"the user's arena failed ({done.returncode}):\n{done.stderr[-3000:]}")
         lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]

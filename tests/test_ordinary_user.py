@@ -237,3 +237,44 @@ def test_pause_idle_freezes_the_whole_tree_a_child_in_a_new_session_included(att
     assert "freezer" in g["sandbox"]["protections"]
     assert g["wall_ms"][1] > 500
     assert g["cpu_ms"][0] < g["wall_ms"][0] + 0.1 * g["wall_ms"][1], g
+
+
+def test_a_killed_arena_leaves_no_bot_behind():
+    """The arena is SIGKILLed mid-game: bubblewrap dies with it (--die-with-parent), and
+    with it the bot's PID namespace, forked children and daemons included."""
+    import signal
+    import subprocess
+
+    from strict_check import require_strict
+
+    require_strict()
+    if os.geteuid() != 0:
+        pytest.skip("telling the user's processes apart needs a test user of its own (the suite runs as root in CI)")
+    user = User()
+    try:
+        coordinator = user.popen(textwrap.dedent(f"""
+            import sys, time
+            from arena.process.sandbox import Sandbox
+            from arena.process.transport import LineTransport
+            bot = {os.path.join(os.path.dirname(__file__), "bots", "misbehave.py")!r}
+            ln = Sandbox("strict").prepare([sys.executable, bot, "good"], label="victim")
+            t = LineTransport(ln.argv, cwd=ln.cwd, env=ln.env, preexec_fn=ln.preexec_fn, stdout_fd3=ln.stdout_fd3)
+            t.start()
+            ln.started(t.pid)
+            t.send(b'{{"type": "hello", "id": 1}}\\n', time.perf_counter() + 5)
+            print("started", flush=True)
+            time.sleep(60)
+            """), stdout=subprocess.PIPE)
+        assert coordinator.stdout.readline().strip() == "started"
+        deadline = time.monotonic() + 10
+        while len(user.processes()) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(user.processes()) >= 4, "the arena, bubblewrap (two processes) and the bot run"
+        coordinator.send_signal(signal.SIGKILL)
+        coordinator.wait()
+        deadline = time.monotonic() + 5
+        while user.processes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert user.processes() == []
+    finally:
+        user.close()
