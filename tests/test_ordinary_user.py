@@ -278,3 +278,40 @@ def test_a_killed_arena_leaves_no_bot_behind():
         assert user.processes() == []
     finally:
         user.close()
+
+
+def test_a_tournament_of_forking_bots_leaves_nothing_behind():
+    """``arena run`` as an ordinary user, bots reused across games, each forking children and
+    a hundred more: when the run ends, no process of the user is left."""
+    from strict_check import require_strict
+
+    require_strict()
+    user = User()
+    bot = os.path.join(os.path.dirname(__file__), "bots", "misbehave.py")
+    try:
+        answer = user.run(textwrap.dedent(f"""
+            import json, subprocess, sys
+            yaml = '''name: forks
+            rules: {{variants: [], params: {{max_rounds: 2}}}}
+            bots:
+              - greedy
+              - {{name: forker, cmd: "{{py}} {bot} fork escape"}}
+              - {{name: many, cmd: "{{py}} {bot} forkmany"}}
+            rounds: 2
+            time_control: {{move_ms: 5000, startup_ms: 30000}}
+            output: out
+            '''.replace("{{py}}", sys.executable)
+            open("forks.yaml", "w").write(yaml)
+            r = subprocess.run([sys.executable, "-m", "arena.cli", "run", "forks.yaml"], capture_output=True, text=True)
+            import sqlite3
+            faults = sqlite3.connect("out/results.sqlite").execute("SELECT bot, verdict FROM faults").fetchall()
+            print(json.dumps({{"rc": r.returncode, "err": r.stderr[-1500:], "faults": faults}}))
+            """))
+        assert answer["rc"] == 0, answer["err"]
+        assert answer["faults"] == [] and "sandbox: strict" in answer["err"]
+        deadline = time.monotonic() + 5
+        while user.processes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert user.processes() == []
+    finally:
+        user.close()
