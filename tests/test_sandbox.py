@@ -301,3 +301,20 @@ def test_strict_sizes_the_private_tmp_and_dev_shm():
         assert int(tmp) <= 8 << 20 and int(shm) <= 8 << 20
     finally:
         launch.cleanup()
+
+
+def test_a_script_loose_in_a_home_folder_brings_itself_not_the_home(tmp_path, monkeypatch):
+    require_strict()
+    os.chmod(tmp_path, 0o755)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "id_rsa").write_text("a key")
+    bot = tmp_path / "bot.py"
+    bot.write_text(READER)
+    bot.chmod(0o644)
+    launch = Sandbox("strict").prepare([sys.executable, str(bot), str(tmp_path / ".ssh" / "id_rsa")])
+    try:
+        read, listed = read_lines(launch, 2)
+        assert read == b"FileNotFoundError" and int(listed) == 1, "only the script is there"
+    finally:
+        launch.cleanup()

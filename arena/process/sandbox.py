@@ -364,6 +364,15 @@ def program_files(argv: list[str], env: dict) -> tuple[str | None, str | None]:
     return exe, None
 
 
+def _loose_folders() -> set[str]:
+    """Folders whose files are not one program's: the arena user's home, ``/tmp``, ``/``."""
+    out = {"/", "/tmp", "/var/tmp", "/home", "/root", os.path.realpath(tempfile.gettempdir())}
+    for home in (os.environ.get("HOME"), os.path.expanduser("~")):
+        if home and home != "/":
+            out.add(os.path.realpath(home))
+    return out
+
+
 def _shebang(exe: str, env: dict) -> str | None:
     """The interpreter a script names on its ``#!`` line (through ``/usr/bin/env NAME``)."""
     try:
@@ -412,7 +421,10 @@ def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None)
         add_prefix(os.path.realpath(interpreter))
     _, script = program_files(argv, env)
     if script:
-        add(os.path.dirname(script))
+        folder = os.path.dirname(script)
+        # a script lying loose in a home folder or in /tmp brings itself, not its folder
+        # (whose dotfiles, keys and other programs' files are not the bot's business)
+        add(script if folder in _loose_folders() else folder)
     if program_dir:
         add(program_dir)
     for i, arg in enumerate(argv[1:], 1):
