@@ -139,21 +139,14 @@ def toolchain_program(name: str) -> str | None:
 
 
 def available_toolchains() -> dict[str, str]:
-    """The known toolchains this machine has, with the program providing each."""
+    """The known toolchains this machine has, with the program providing each (those a
+    sandboxed build can really run: :func:`arena.web.build.runnable_toolchains`)."""
     out = {}
     for name in ("python3", "node", "cc", "c++", "make", "go", "java", "rust"):
         found = toolchain_program(name)
         if found:
             out[name] = found
     return out
-
-
-def check_toolchain(manifest: Manifest) -> None:
-    """:class:`PackageError` if the server lacks a toolchain the bot needs."""
-    missing = [t for t in manifest.toolchain if toolchain_program(t) is None]
-    if missing:
-        have = ", ".join(available_toolchains()) or "none of the known ones"
-        raise PackageError(f"bot.toml: this server has no {missing[0]!r} toolchain (it has: {have})")
 
 
 def run_argv(manifest: Manifest, folder: Path) -> list[str]:
