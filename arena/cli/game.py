@@ -133,7 +133,7 @@ def play_solo_games(argv: list[str], spec, games: int, seed: int, time_control: 
 
     sweep_stale()
     name = seat_name(argv)
-    handshake_commands(SimpleNamespace(bots=[BotEntry(name, None, tuple(argv))], rules=spec, seats=1,
+    handshake_commands(SimpleNamespace(bots=[BotEntry(name, None, tuple(argv))], rules=spec, seats=1, sandbox=sandbox,
                                        time_control=time_control), skip_hint="")
     pool = ProcessPool()
     out = []

@@ -8,10 +8,14 @@ The options are turned into the same document a tournament file holds and valida
 same code (:func:`arena.tournament.config.validate`), so a match is a tournament like any
 other: the same schedule of seat-rotated groups, the same store in ``--output`` (run the
 command again to continue; ``arena standings DIR`` works on it), and ``--write-yaml FILE``
-writes the equivalent tournament file instead of playing. While games finish it prints one
-line per game and, every ``--report-every`` games, each pair's W/D/L with Elo and its 95%
-interval (and the LLR of an sprt) at two seats, or each bot's mean rank and pairwise wins
-at more.
+writes the equivalent tournament file instead of playing. Bots play in the order typed,
+names and ``--cmd`` alike (the first is an sprt's candidate, said at start); every ``--cmd``
+bot is handshaken before the first game (:mod:`arena.tournament.handshake`); a folder that
+holds another match, or this one under other play settings, is refused before anything is
+printed (:func:`arena.tournament.runner.check_resume`). While games finish it prints one
+line per game with how it ended (``{greedy: timeout at move 12}``) and, every
+``--report-every`` games, each pair's W/D/L with Elo, nElo and their 95% intervals (and the
+LLR of an sprt) at two seats, or each bot's mean rank and pairwise wins at more.
 """
 
 from __future__ import annotations
