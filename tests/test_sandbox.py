@@ -318,3 +318,20 @@ def test_a_script_loose_in_a_home_folder_brings_itself_not_the_home(tmp_path, mo
         assert read == b"FileNotFoundError" and int(listed) == 1, "only the script is there"
     finally:
         launch.cleanup()
+
+
+def test_a_program_loose_in_a_home_folder_brings_itself_not_the_home(tmp_path, monkeypatch):
+    require_strict()
+    os.chmod(tmp_path, 0o755)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "id_rsa").write_text("a key")
+    probe = tmp_path / "probe"
+    probe.write_text(f"#!{sys.executable}\n{READER}")
+    probe.chmod(0o755)
+    launch = Sandbox("strict").prepare([str(probe), str(tmp_path / ".ssh" / "id_rsa")])
+    try:
+        read, listed = read_lines(launch, 2)
+        assert read == b"FileNotFoundError" and int(listed) == 1, "only the program is there"
+    finally:
+        launch.cleanup()

@@ -405,7 +405,8 @@ def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None)
 
     def add_prefix(exe: str) -> None:
         folder = os.path.dirname(exe)
-        add(os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder)
+        prefix = os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+        add(exe if os.path.realpath(prefix) in _loose_folders() else prefix)
 
     exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH"))
     if exe:
