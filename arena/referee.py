@@ -4,7 +4,8 @@
 and on Dask workers). The request, with its defaults::
 
     {"seats": [{"name": str, "bot": registered name or None, "cmd": [argv...] or None,
-                "options": {}}, ...],          # required; one per seat, in seat order
+                "options": {}, "program_dir": str or None}, ...],  # required; one per seat, in seat order;
+                                               # program_dir: the bot package's folder, shown to it
      "rules": RuleSpec JSON,                   # None: the base game
      "players": int,                           # None: len(seats)
      "seed": int,                              # 0
@@ -165,7 +166,8 @@ def normalize(request: dict) -> dict:
         raise BadRequest(f"{len(seats)} seats for {players} players; give one seat per player")
     out = {
         "seats": [{"name": str(s.get("name") or s.get("bot") or f"seat{i}"), "bot": s.get("bot"), "cmd": s.get("cmd"),
-                   "options": dict(s.get("options") or {})} for i, s in enumerate(seats)],
+                   "options": dict(s.get("options") or {}), "program_dir": s.get("program_dir")}
+                  for i, s in enumerate(seats)],
         "rules": request.get("rules") or {"variants": [], "params": {}},
         "players": players,
         "seed": int(request.get("seed") or 0),
@@ -302,7 +304,7 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
     def fresh(i: int) -> None:
         """Start a new process for seat ``i`` (pooled, when there is a pool)."""
         seat = seats[i]
-        launch = sandbox.prepare(argvs[i], label=f"seat{i}")
+        launch = sandbox.prepare(argvs[i], label=f"seat{i}", program_dir=req["seats"][i]["program_dir"])
         seat.log, cap = logs[i]
         seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log, stderr_cap=cap)
         seat.discarded = seat.bot.protocol.discarded

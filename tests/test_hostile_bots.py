@@ -136,8 +136,9 @@ def test_a_fork_bomb_is_contained(tier, arena_dir):
     assert out["seats"][0]["faults"] == []
 
 
-def test_a_memory_hog_is_stopped_at_its_cap_under_strict(arena_dir):
-    out, _ = play("strict", misbehaving("alloc"), arena_dir, sandbox_options={"memory_mb": 200})
+@tier_param(["basic", "strict"])
+def test_a_memory_hog_is_stopped_at_its_cap(tier, arena_dir):
+    out, _ = play(tier, misbehaving("alloc"), arena_dir, sandbox_options={"memory_mb": 200})
     assert [f["verdict"] for f in out["seats"][0]["faults"]] == ["memory_limit"]
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from arena.process.sandbox import (UID_BASE, UID_SLOTS, Limits, Sandbox, SandboxError, bridge_plan, cgroup_layout,
                                    mountns_available, netns_available, state_root, strict_missing, world_accessible)
-from arena.process.transport import LineTransport
+from arena.process.transport import BotCrashed, LineTransport
 from proc_check import assert_gone
 from strict_check import require_strict
 
@@ -335,3 +335,29 @@ def test_a_program_loose_in_a_home_folder_brings_itself_not_the_home(tmp_path, m
         assert read == b"FileNotFoundError" and int(listed) == 1, "only the program is there"
     finally:
         launch.cleanup()
+
+
+@pytest.mark.parametrize("tier", ["basic", "strict"])
+def test_a_bot_packages_folder_is_shown_to_it_when_named(tier, tmp_path):
+    """``java -jar pkg/bot.jar``-like commands name no script: the package's folder, given as
+    ``program_dir``, is what the bot sees (below a closed folder too, as root)."""
+    if tier == "strict":
+        require_strict()
+    os.chmod(tmp_path, 0o700)  # closed to others, as arena serve keeps its packages
+    pkg = tmp_path / "pkg"
+    pkg.mkdir(mode=0o755)
+    (pkg / "data.txt").write_text("from the package")
+    (pkg / "data.txt").chmod(0o644)
+    argv = [sys.executable, "-c", f"print(open({str(pkg / 'data.txt')!r}).read())"]
+    launch = Sandbox(tier).prepare(argv, program_dir=str(pkg))
+    try:
+        assert read_lines(launch, 1) == [b"from the package"]
+    finally:
+        launch.cleanup()
+    if os.geteuid() == 0:
+        launch = Sandbox(tier).prepare(argv)
+        try:
+            with pytest.raises(BotCrashed):
+                read_lines(launch, 1)
+        finally:
+            launch.cleanup()

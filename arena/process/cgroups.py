@@ -134,11 +134,12 @@ def cgroup_layout() -> tuple[dict, str]:
 class Cgroup:
     """A bot's cgroup(s): caps, OOM detection, CPU accounting, freezing, kill-all.
 
-    With ``caps`` (the strict tier) memory, process count and CPU bandwidth are capped
+    With ``caps`` (basic and strict) memory and process count are capped, and with
+    ``cpu_cap`` (strict) CPU bandwidth too
     (``limits.memory_mb``, ``limits.pids``, ``limits.cpus`` cores); without, the cgroup only
     holds, accounts and freezes the tree."""
 
-    def __init__(self, layout: dict, limits, name: str, caps: bool = True):
+    def __init__(self, layout: dict, limits, name: str, caps: bool = True, cpu_cap: bool = True):
         self.dirs: list[Path] = []
         self.memory = False
         self.pids = False
@@ -149,7 +150,7 @@ class Cgroup:
         self._usage: Path | None = None
         self._freeze: Path | None = None
         mem = limits.memory_mb << 20
-        cpus = getattr(limits, "cpus", 0) or 0
+        cpus = (getattr(limits, "cpus", 0) or 0) if cpu_cap else 0
         if self.v2:
             d = layout["v2"] / name
             d.mkdir()

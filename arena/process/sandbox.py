@@ -807,7 +807,7 @@ class Sandbox:
             launch.unavailable.append({"protection": "unprivileged_user", "reason":
                                        "the arena does not run as root, so the bot runs as the arena's user"})
         launch.tree = strict
-        self._cgroup(launch, caps=strict)
+        self._cgroup(launch, caps=self.tier != "none", cpu_cap=strict)
         if launch.uid is not None or launch.cgroup is not None or strict:
             launch.protections.append("tree_kill")
         else:
@@ -828,7 +828,7 @@ class Sandbox:
             launch.unavailable.append({"protection": "ipc_namespace", "reason": why})
         if launch.uid is not None:
             exe, script = program_files(argv, env)
-            blocked = [a for a in (exe, script) if a and not world_accessible(a)]
+            blocked = [a for a in (exe, script, program_dir) if a and not world_accessible(a)]
             if launch.cwd is None and not _enterable(os.getcwd()):
                 # none: the arena's folder is closed to the bot's user, so it gets a folder of its own
                 launch.tmpdir = launch.cwd = _new_dir(label)
@@ -852,12 +852,16 @@ class Sandbox:
         procs = launch.cgroup.procs_paths if launch.cgroup is not None else []
         launch.preexec_fn = _make_preexec(rlimits, procs, unshare, mounts, setuid, steps)
 
-    def _cgroup(self, launch: Launch, caps: bool) -> None:
+    def _cgroup(self, launch: Launch, caps: bool, cpu_cap: bool) -> None:
+        """The bot's cgroup where one can be made: holding, accounting and freezing its tree in
+        every tier; with ``caps`` (basic, strict) its memory and processes capped, with
+        ``cpu_cap`` (strict) its CPU bandwidth; the stand-ins where a cap has no cgroup."""
         lim = self.limits
         layout, reason = cgroup_layout() if self.use_cgroups else ({}, "cgroups were turned off")
         if layout:
             try:
-                launch.cgroup = Cgroup(layout, lim, f"arena-{os.getpid()}-{next(_counter)}", caps=caps)
+                launch.cgroup = Cgroup(layout, lim, f"arena-{os.getpid()}-{next(_counter)}", caps=caps,
+                                       cpu_cap=cpu_cap)
             except OSError as exc:
                 reason = f"cannot set up a cgroup ({exc.strerror})"
         cg = launch.cgroup
@@ -885,6 +889,8 @@ class Sandbox:
             launch.unavailable.append({"protection": "cgroup_pids", "reason": f"{reason or 'no pids controller'}"
                                        + ("; RLIMIT_NPROC caps the bot's processes" if "rlimit_nproc" in
                                           launch.protections else "")})
+        if not cpu_cap:
+            return
         if cg is not None and cg.cpu:
             launch.protections.append("cgroup_cpu")
         elif lim.cpus:
