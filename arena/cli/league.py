@@ -34,7 +34,7 @@ def league_new_cmd(
     seats: int = typer.Option(2, "--seats", min=2, max=4, help="Seats per game (2-4)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the league's deals."),
     move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time per move of bot processes, in ms."),
-    sandbox: str = typer.Option("basic", "--sandbox", help="Sandbox of bot processes: none, basic or strict."),
+    sandbox: str = typer.Option("auto", "--sandbox", help="Sandbox of bot processes: auto (the strongest tier where it plays: strict wherever bubblewrap works), none, basic or strict."),
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, `arena deals make`) kept in the league file: "
                                               "group i plays deal i, cycled."),
@@ -46,8 +46,8 @@ def league_new_cmd(
 
     spec = parse_rules(rules, param)
     compile_rules(spec, seats)
-    if sandbox not in ("none", "basic", "strict"):
-        raise UsageError(f"--sandbox {sandbox!r}: give none, basic or strict")
+    if sandbox not in ("auto", "none", "basic", "strict"):
+        raise UsageError(f"--sandbox {sandbox!r}: give auto, none, basic or strict")
     book = None
     if deals is not None:
         from ..tournament.config import read_book

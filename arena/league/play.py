@@ -92,7 +92,7 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     rules = league.spec.to_json()
     seed = int(league.meta("seed", 0))
     tc = league.meta("time_control") or {}
-    sandbox = sandbox or league.meta("sandbox", "basic")
+    sandbox = sandbox or league.meta("sandbox", "auto")
     book = league.meta("deals") or []  # a deal book given to `arena league new --deals`
     unfinished = {g: t for g, t in unfinished_groups(stored, seats).items() if all(n in active for n in t[0])}
     owed = sum(len(t[2]) for t in unfinished.values())

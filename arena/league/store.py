@@ -111,7 +111,7 @@ class League:
     # ------------------------------------------------------------ opening
     @classmethod
     def create(cls, path, spec: RuleSpec, seats: int, seed: int = 0, time_control: dict | None = None,
-               sandbox: str = "basic") -> "League":
+               sandbox: str = "auto") -> "League":
         """Create a new league file; refuses to overwrite an existing file."""
         path = Path(path)
         if path.exists():
