@@ -11,7 +11,8 @@ Lifecycle, in call order:
 1. :func:`arena_rules_variants` — at plugin load: declare the variants a plugin provides.
 2. :func:`arena_rules_card_sets` — at compile: extra card sets joining the card pool.
 3. :func:`arena_rules_configure` — at compile: install handlers, generators, decoders,
-   setup, reward, turn-end, end-check, scoring, ranking and observation seams.
+   setup, reward, take-check (one check for every way of taking a puzzle), turn-end,
+   end-check, scoring, ranking and observation seams.
 """
 
 from __future__ import annotations
