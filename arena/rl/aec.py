@@ -3,7 +3,7 @@
 ::
 
     from arena.rl.aec import env
-    e = env(rules="revised,ghost", players=3)
+    e = env(rules="revised,ghost", players=3)      # wrapped, as PettingZoo's classic games
     e.reset(seed=7)
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()
@@ -22,10 +22,26 @@ off with ``json_obs=False`` for speed). Rewards come at the end of the game (``r
 ``outcome`` or ``score``, see :meth:`arena.rl.core.Table.rewards`). ``reset(seed=s)``
 deals the game ``arena play --seed s`` deals, so episodes are reproducible.
 
+``shaping="score"`` or ``"margin"`` also gives every seat, at every step,
+``shaping_scale`` times the change of its potential (:meth:`arena.rl.core.Table.potential`),
+so that a seat's rewards over a game sum to its end reward plus ``shaping_scale`` times
+its final potential. ``obs="universal"`` gives the observation and action index that are
+the same for every rule set and seat count (:mod:`arena.rl.universal`). :meth:`state`
+is the global state: every seat's observation array, seat 0 first (``state_space``).
+
 An index the mask forbids ends the game: the agent that gave it gets ``illegal_reward``
 (-1) and the others 0, and ``infos[agent]["illegal"]`` says why (``illegal="raise"``
-raises :class:`~arena.rl.spaces.IllegalIndex` instead). ``max_steps`` truncates an
-episode after that many steps (the rules' own ``max_rounds`` already bounds a game).
+raises :class:`~arena.rl.spaces.IllegalIndex` instead). An action that is not an integer
+raises :class:`~arena.rl.core.NotAnIndex`, a step once every agent is done
+:class:`~arena.rl.core.EpisodeOver`. ``max_steps`` truncates an episode after that many
+steps (the rules' own ``max_rounds`` already bounds a game).
+
+As in PettingZoo's classic games, :func:`raw_env` is the bare environment and :func:`env`
+wraps it in ``TerminateIllegalWrapper`` (an illegal index ends the game with -1),
+``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (no step before reset, no
+reading of ``rewards`` and the like before reset). The game is played in turns, with
+several steps for a compound move, so the environment is not parallelizable
+(``metadata["is_parallelizable"]`` is False: there is no Parallel API form).
 """
 
 from __future__ import annotations
@@ -36,16 +52,15 @@ from pettingzoo import AECEnv
 
 from engine.actions import OVER
 
-from .core import Table
+from .core import EpisodeOver, Table
 from .spaces import IllegalIndex
 
 
 def observation_space(table: Table) -> spaces.Dict:
     """The Dict space of a table's observations."""
-    ob = table.observer
     return spaces.Dict({
-        "observation": spaces.Box(ob.low, ob.high, dtype=np.float32),
-        "action_mask": spaces.Box(0, 1, (table.space.size,), dtype=np.int8),
+        "observation": spaces.Box(table.obs_low, table.obs_high, dtype=np.float32),
+        "action_mask": spaces.Box(0, 1, (table.action_size,), dtype=np.int8),
     })
 
 
@@ -56,15 +71,18 @@ class ProjectLEnv(AECEnv):
 
     def __init__(self, rules=None, players: int = 2, params: dict | None = None, reward: str = "outcome",
                  json_obs: bool = True, illegal: str = "terminate", illegal_reward: float = -1.0,
-                 max_steps: int | None = None, render_mode: str | None = None):
+                 max_steps: int | None = None, render_mode: str | None = None, shaping: str | None = None,
+                 shaping_scale: float = 0.1, obs: str = "native"):
         super().__init__()
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be terminate or raise, got {illegal!r}")
-        self.table = Table(rules, players, params, reward, json_obs)
+        self.table = Table(rules, players, params, reward, json_obs, shaping, shaping_scale, obs)
         self.possible_agents = [f"seat_{i}" for i in range(players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = observation_space(self.table)
-        act_space = spaces.Discrete(self.table.space.size)
+        act_space = spaces.Discrete(self.table.action_size)
+        self.state_space = spaces.Box(np.tile(self.table.obs_low, players), np.tile(self.table.obs_high, players),
+                                      dtype=np.float32)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.illegal = illegal
@@ -96,12 +114,25 @@ class ProjectLEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.steps = 0
         self._rewarded = False
+        self._phi = self.table.potentials()
         self._after_move()
 
     def observe(self, agent):
         return self.table.observe(self.agent_name_mapping[agent])
 
+    def state(self) -> np.ndarray:
+        """The global state: every seat's observation array, seat 0 first."""
+        return np.concatenate([self.table.observe(s)["observation"] for s in range(self.table.players)])
+
+    def legal_actions(self, agent: str | None = None) -> list[int]:
+        """The legal indices of ``agent`` (default: the agent to move), ascending."""
+        agent = agent or self.agent_selection
+        obs = self.observe(agent)
+        return [int(i) for i in np.flatnonzero(obs["action_mask"])]
+
     def step(self, action) -> None:
+        if not self.agents:
+            raise EpisodeOver("the episode is over: call reset() before stepping again")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -112,7 +143,7 @@ class ProjectLEnv(AECEnv):
             self._rewarded = False
         self.steps += 1
         try:
-            self.table.play(action)
+            applied = self.table.play(action)
         except IllegalIndex as exc:
             if self.illegal == "raise":
                 raise
@@ -124,7 +155,15 @@ class ProjectLEnv(AECEnv):
             self._accumulate_rewards()
             return
         self._after_move()
-        if self._rewarded:  # rewards come only at the end (or for an illegal index)
+        if applied and self.table.shaping:
+            scale = self.table.shaping_scale
+            phi = self.table.potentials()
+            for a, now, before in zip(self.possible_agents, phi, self._phi):
+                if a in self.rewards:
+                    self.rewards[a] += scale * (now - before)
+            self._phi = phi
+            self._rewarded = True
+        if self._rewarded:  # rewards come at the end, for an illegal index, or shaped at each move
             self._accumulate_rewards()
 
     def _after_move(self) -> None:
@@ -169,6 +208,16 @@ def render_text(table: Table) -> str:
     return "\n".join(lines)
 
 
-def env(**kwargs) -> ProjectLEnv:
-    """A new :class:`ProjectLEnv` (PettingZoo's usual factory name)."""
+def raw_env(**kwargs) -> ProjectLEnv:
+    """A new bare :class:`ProjectLEnv` (PettingZoo's classic name)."""
     return ProjectLEnv(**kwargs)
+
+
+def env(**kwargs):
+    """A new :class:`ProjectLEnv` in PettingZoo's classic wrappers (see the module docstring)."""
+    from pettingzoo.utils import wrappers
+
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=e.illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)

@@ -3,10 +3,17 @@
 :class:`Table` holds one game, its :class:`~arena.rl.spaces.Chooser` and
 :class:`~arena.rl.observe.Observer`: it deals from a seed, takes indices, applies
 complete moves, plays the moves that need no choice, and gives each seat its observation
-(``{"observation": array, "action_mask": mask}``) and its final reward.
+(``{"observation": array, "action_mask": mask}``), its final reward and, when asked,
+its shaped reward (the change of a potential; see :meth:`Table.potential`).
+
+It also refuses what no environment should take: an action that is not an integer
+(:class:`NotAnIndex`: ``2.0``, ``"3"``, ``True``) and a step once the game is over
+(:class:`EpisodeOver`).
 """
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
@@ -19,6 +26,30 @@ from .spaces import Chooser, action_index
 
 #: reward schemes of the environments
 REWARDS = ("outcome", "score", "margin")
+#: potentials that shaped rewards follow (``shaping=``): ``None`` is off
+SHAPINGS = (None, "score", "margin")
+#: observation layouts (``obs=``): the rule set's own, or one for every rule set
+OBSERVATIONS = ("native", "universal")
+
+
+class NotAnIndex(TypeError):
+    """An action that is not an integer index (a float, a string, a bool, an array)."""
+
+
+class EpisodeOver(RuntimeError):
+    """A step after the end of the episode (or before the first reset)."""
+
+
+def check_index(index) -> int:
+    """``index`` as an int, or :class:`NotAnIndex` when it is not an integer: Python and
+    numpy integers (and 0-d integer arrays) pass, ``2.0``, ``"2"`` and ``True`` do not."""
+    if type(index) is int:
+        return index
+    if isinstance(index, np.ndarray) and index.ndim == 0 and index.dtype.kind in "iu":
+        return int(index)
+    if isinstance(index, numbers.Integral) and not isinstance(index, (bool, np.bool_)):
+        return int(index)
+    raise NotAnIndex(f"an action is an integer index, got {index!r} ({type(index).__name__})")
 
 
 def rule_spec(rules=None, params: dict | None = None) -> RuleSpec:
@@ -40,16 +71,31 @@ class Table:
     """One game seen through the action index: seeds, indices, observations, rewards."""
 
     def __init__(self, rules=None, players: int = 2, params: dict | None = None, reward: str = "outcome",
-                 json_obs: bool = True):
+                 json_obs: bool = True, shaping: str | None = None, shaping_scale: float = 0.1,
+                 obs: str = "native"):
         self.spec = rule_spec(rules, params)
         if reward not in REWARDS:
             raise ParameterError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if shaping not in SHAPINGS:
+            raise ParameterError(f"shaping must be score, margin or None, got {shaping!r}")
+        self.shaping = shaping
+        self.shaping_scale = float(shaping_scale)
         self.rules = compile_rules(self.spec, players)
         self.players = players
         self.reward_kind = reward
         self.json_obs = json_obs
         self.space = action_index(self.rules)
         self.observer = observer(self.rules)
+        if obs not in OBSERVATIONS:
+            raise ParameterError(f"obs must be native or universal, got {obs!r}")
+        #: the universal maps (:mod:`arena.rl.universal`), or None for the native arrays
+        self.universal = None
+        if obs == "universal":
+            from .universal import universal
+            self.universal = universal(self.rules)
+        self.action_size = self.universal.act_size if self.universal else self.space.size
+        self.obs_low = self.universal.low if self.universal else self.observer.low
+        self.obs_high = self.universal.high if self.universal else self.observer.high
         self.game: Game | None = None
         self.chooser: Chooser | None = None
         self.memo: dict = {}  # each seat's last observation array (see Observer.encode)
@@ -74,11 +120,20 @@ class Table:
     def play(self, index) -> bool:
         """Take ``index`` for the seat to move; True when it completed a move (applied).
 
-        Raises :class:`~arena.rl.spaces.IllegalIndex` for an index the mask forbids."""
+        Raises :class:`~arena.rl.spaces.IllegalIndex` for an index the mask forbids,
+        :class:`NotAnIndex` for a float or anything else not an integer and
+        :class:`EpisodeOver` once the game is over."""
+        game = self.game
+        if game is None or game.is_over:
+            raise EpisodeOver("the episode is over: call reset() before stepping again" if game is not None
+                              else "no episode yet: call reset() first")
+        if type(index) is not int:
+            index = check_index(index)
+        if self.universal is not None:
+            index = self.universal.native_index(index)
         move = self.chooser.play(index)
         if move is None:
             return False
-        game = self.game
         game.apply(move)
         self.chooser.reset()
         if game.phase != ACTION:  # a decision or the end may follow (an action is never forced)
@@ -96,10 +151,21 @@ class Table:
         (the mask is all zeros when the seat is not to move)."""
         game = self.game
         if game.seat == seat and game.phase != OVER:
-            return {"observation": self.observer._encode_delta(game, seat, self.chooser, self.memo),
-                    "action_mask": self.chooser.mask()}
-        return {"observation": self.observer._encode_delta(game, seat, None, self.memo),
-                "action_mask": np.zeros(self.space.size, dtype=np.int8)}
+            obs = {"observation": self.observer._encode_delta(game, seat, self.chooser, self.memo),
+                   "action_mask": self.chooser.mask()}
+        else:
+            obs = {"observation": self.observer._encode_delta(game, seat, None, self.memo),
+                   "action_mask": np.zeros(self.space.size, dtype=np.int8)}
+        u = self.universal
+        if u is not None:
+            obs["observation"] = u.observation(obs["observation"])
+            obs["action_mask"] = u.mask(obs["action_mask"])
+        return obs
+
+    def mask(self) -> np.ndarray:
+        """The mask of the seat to move (in the table's action index)."""
+        m = self.chooser.mask()
+        return self.universal.mask(m) if self.universal is not None else m
 
     def info(self, seat: int) -> dict:
         """The seat's info: the JSON observation when ``json_obs`` is on."""
@@ -123,3 +189,24 @@ class Table:
             return [float(scores[s] - max(x for t, x in enumerate(scores) if t != s)) for s in range(n)]
         rank = res["ranking"]
         return [(sum(r > rank[s] for r in rank) - sum(r < rank[s] for r in rank)) / max(n - 1, 1) for s in range(n)]
+
+    def potential(self, seat: int) -> float:
+        """The potential that shaped rewards follow, before ``shaping_scale``:
+        ``"score"`` the seat's score now (R7.1, finishing-touch costs included once paid);
+        ``"margin"`` its score minus the best other seat's (solo: minus the automaton's).
+        Both are 0 at the deal, so a seat's shaped rewards over a whole game sum to
+        ``shaping_scale`` times the potential at the end."""
+        game = self.game
+        own = game.score(seat)
+        if self.shaping == "score":
+            return float(own)
+        if game.n > 1:
+            return float(own - max(game.score(s) for s in range(game.n) if s != seat))
+        auto = game.extra.get("automaton_pile")
+        return float(own - (sum(game.rules.points[c] for c in auto) if auto else 0))
+
+    def potentials(self) -> list[float]:
+        """Every seat's :meth:`potential` (all 0 when shaping is off)."""
+        if self.shaping is None:
+            return [0.0] * self.players
+        return [self.potential(s) for s in range(self.players)]

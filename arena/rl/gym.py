@@ -1,9 +1,10 @@
-"""Project L as a Gymnasium environment: one seat against built-in opponents.
+"""Project L as a Gymnasium environment: one seat against in-process opponents.
 
 ::
 
-    from arena.rl.gym import ProjectLGym
-    env = ProjectLGym(opponents="greedy", rules="revised", players=2)
+    import gymnasium as gym
+    env = gym.make("arena.rl.gym:ProjectL-v0", opponents="greedy", seat="rotate")
+    # or: from arena.rl.gym import ProjectLGym; env = ProjectLGym(opponents="greedy")
     obs, info = env.reset(seed=7)
     while True:
         action = env.action_space.sample(obs["action_mask"])
@@ -11,17 +12,41 @@
         if terminated or truncated:
             break
 
-The learner plays seat ``seat`` (default 0; ``"rotate"`` moves it one seat on each reset);
-the other seats are played in-process by the built-in policies named in ``opponents``
-(``random``, ``greedy``, ``planner``, or any bot that registered a policy; one name for
-all, or a list, one per opponent seat), found through :func:`arena.plugins.policy`.
-Under ``solo`` the opponent is the rules' automaton and ``players`` is 1.
+Registered ids (importing :mod:`arena.rl.gym` registers them; the ``arena.rl.gym:``
+prefix makes :func:`gymnasium.make` import it), each taking every keyword below:
+
+=========================  ==========================================================
+``ProjectL-v0``            base rules, 2 seats, against ``random``
+``ProjectLRevised-v0``     revised rules, 2 seats
+``ProjectLGhost-v0``       revised and ghost, 2 seats
+``ProjectLSolo-v0``        solo against the automaton (1 seat, no opponents)
+``ProjectLUniversal-v0``   base rules with the universal observation and action index
+=========================  ==========================================================
+
+The learner plays seat ``seat`` (default 0; ``"rotate"``: seat ``seed % players`` on a
+seeded reset, the next seat on an unseeded one, so a seed fixes the episode). The other
+seats are played in-process by ``opponents``: one for all or a list, one per opponent
+seat, each a built-in bot name (``random``, ``greedy``, ``planner-fast``...), a saved
+snapshot (``"module:factory path"``), an ``obs, mask -> index`` function, a policy object
+(``choose(game, rng)``) or an :class:`~arena.rl.selfplay.OpponentPool` drawn from at every
+reset (self-play; see :mod:`arena.rl.selfplay`). :meth:`ProjectLGym.set_opponents`
+changes them between episodes. Under ``solo`` the opponent is the rules' automaton and
+``players`` is 1.
 
 Observations, masks, rewards and seeds are those of :mod:`arena.rl.aec`: ``reset(seed=s)``
-deals the game ``arena play --seed s`` deals and seeds the opponents from it. An index the
-mask forbids ends the episode with ``illegal_reward`` (-1) and ``info["illegal"]``.
-:meth:`ProjectLGym.action_masks` serves libraries that ask for the mask by method
-(sb3-contrib's MaskablePPO).
+deals the game ``arena play --seed s`` deals and seeds the opponents from it.
+``obs="universal"`` gives the one shape and action index of every rule set and seat count
+(:mod:`arena.rl.universal`). ``shaping="score"`` or ``"margin"`` adds, at each step,
+``shaping_scale`` times the change of that potential (:meth:`arena.rl.core.Table.potential`)
+since the previous step, opponents' moves included; over a game these sum to
+``shaping_scale`` times the final potential, on top of the end reward.
+
+An index the mask forbids ends the episode with ``illegal_reward`` (-1) and
+``info["illegal"]``; an action that is not an integer raises
+:class:`~arena.rl.core.NotAnIndex`, a step after the end
+:class:`~arena.rl.core.EpisodeOver`. :meth:`ProjectLGym.action_masks` (booleans) serves
+libraries that ask for the mask by method (sb3-contrib's MaskablePPO), and
+:meth:`ProjectLGym.legal_actions` lists the legal indices.
 """
 
 from __future__ import annotations
@@ -33,6 +58,7 @@ import numpy as np
 
 from .aec import observation_space, render_text
 from .core import Table
+from .selfplay import Opponents
 from .spaces import IllegalIndex
 
 
@@ -43,51 +69,61 @@ class ProjectLGym(gym.Env):
 
     def __init__(self, opponents="random", rules=None, players: int = 2, params: dict | None = None,
                  seat: int | str = 0, reward: str = "outcome", json_obs: bool = True, illegal_reward: float = -1.0,
-                 render_mode: str | None = None):
-        from arena.plugins import policy
-
-        self.table = Table(rules, players, params, reward, json_obs)
-        names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
-        if len(names) != players - 1:
-            raise ValueError(f"{players} players need {players - 1} opponents, got {len(names)}")
-        self.opponent_names = names
-        self._policy = policy
-        for name in names:
-            policy(name)  # fail now, with the known names, on a typo
+                 render_mode: str | None = None, shaping: str | None = None, shaping_scale: float = 0.1,
+                 obs: str = "native"):
+        self.table = Table(rules, players, params, reward, json_obs, shaping, shaping_scale, obs)
+        self._opponents = Opponents(opponents, players - 1)
         if seat != "rotate" and not (isinstance(seat, int) and 0 <= seat < players):
             raise ValueError(f"seat must be 0-{players - 1} or 'rotate', got {seat!r}")
         self.seat_option = seat
         self.seat = 0 if seat == "rotate" else seat
         self.observation_space = observation_space(self.table)
-        self.action_space = gym.spaces.Discrete(self.table.space.size)
+        self.action_space = gym.spaces.Discrete(self.table.action_size)
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.opponents: dict[int, object] = {}
+        self.opponent_names: dict[int, str] = {}
         self._opp_rng = random.Random(0)
+        self._phi = 0.0
+
+    def set_opponents(self, opponents) -> None:
+        """Play the next episodes against ``opponents`` (anything the constructor takes)."""
+        self._opponents = Opponents(opponents, self.table.players - 1)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31))
-        if self.seat_option == "rotate" and self.table.game is not None:
-            self.seat = (self.seat + 1) % self.table.players
+        if self.seat_option == "rotate":
+            if seed is not None:
+                self.seat = game_seed % self.table.players
+            elif self.table.game is not None:
+                self.seat = (self.seat + 1) % self.table.players
         self.table.deal(game_seed)
         self._opp_rng = random.Random(game_seed)
         others = [s for s in range(self.table.players) if s != self.seat]
-        self.opponents = {s: self._policy(name) for s, name in zip(others, self.opponent_names)}
+        drawn = self._opponents.draw(random.Random(int(self.np_random.integers(2**31))))
+        self.opponents = {s: opp for s, (_, opp) in zip(others, drawn)}
+        self.opponent_names = {s: name for s, (name, _) in zip(others, drawn)}
+        self._phi = self.table.potential(self.seat) if self.table.shaping else 0.0
         self._opponents_move()
         return self.table.observe(self.seat), self._info()
 
     def step(self, action):
+        table = self.table
         try:
-            self.table.play(action)
+            table.play(action)
         except IllegalIndex as exc:
             info = self._info()
             info["illegal"] = str(exc)
-            return self.table.observe(self.seat), self.illegal_reward, True, False, info
+            return table.observe(self.seat), self.illegal_reward, True, False, info
         self._opponents_move()
-        game = self.table.game
-        reward = self.table.rewards()[self.seat] if game.is_over else 0.0
-        return self.table.observe(self.seat), reward, game.is_over, False, self._info()
+        game = table.game
+        reward = table.rewards()[self.seat] if game.is_over else 0.0
+        if table.shaping:
+            phi = table.potential(self.seat)
+            reward += table.shaping_scale * (phi - self._phi)
+            self._phi = phi
+        return table.observe(self.seat), reward, game.is_over, False, self._info()
 
     def _opponents_move(self) -> None:
         game = self.table.game
@@ -103,9 +139,35 @@ class ProjectLGym(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The current mask as booleans (for MaskablePPO and the like)."""
-        return self.table.chooser.mask().astype(bool)
+        return self.table.mask().astype(bool)
+
+    def legal_actions(self) -> list[int]:
+        """The legal indices now, ascending (empty once the game is over)."""
+        if self.table.game is None or self.table.game.is_over:
+            return []
+        return [int(i) for i in np.flatnonzero(self.table.mask())]
 
     def render(self):
         if self.render_mode != "ansi":
             return None
         return render_text(self.table)
+
+
+#: the registered ids and their defaults (every keyword of ProjectLGym may override them)
+IDS = {
+    "ProjectL-v0": {},
+    "ProjectLRevised-v0": {"rules": "revised"},
+    "ProjectLGhost-v0": {"rules": "revised,ghost"},
+    "ProjectLSolo-v0": {"rules": "solo", "players": 1, "opponents": []},
+    "ProjectLUniversal-v0": {"obs": "universal"},
+}
+
+
+def register() -> None:
+    """Register :data:`IDS` with Gymnasium (done on import; again is harmless)."""
+    for env_id, kwargs in IDS.items():
+        if env_id not in gym.registry:
+            gym.register(env_id, entry_point="arena.rl.gym:ProjectLGym", kwargs=dict(kwargs))
+
+
+register()

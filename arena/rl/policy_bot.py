@@ -8,7 +8,9 @@ they take any bot)::
     arena play random --cmd "python -m arena.rl.policy_bot my_module:policy" --seed 3
 
 ``my_module:policy`` is a function ``policy(obs, mask) -> int`` taking the observation
-array and the int8 legal-action mask of :mod:`arena.rl` and returning a legal index; with
+array and the int8 legal-action mask of :mod:`arena.rl` and returning a legal index (a
+policy whose attribute ``observation`` is ``"universal"`` gets the universal arrays and
+gives a universal index, :mod:`arena.rl.universal`); with
 more arguments after it, the named attribute is a factory called with them (as strings)
 that returns such a function. ``my_module`` may also be a path to a ``.py`` file.
 
@@ -44,15 +46,27 @@ PolicyFn = Callable[[np.ndarray, np.ndarray], int]
 
 
 def choose_move(game, seat: int, policy: PolicyFn, view: dict | None = None, log=None):
-    """Ask ``policy`` for indices until a whole move of ``seat`` is chosen; the engine move."""
+    """Ask ``policy`` for indices until a whole move of ``seat`` is chosen; the engine move.
+
+    A policy with the attribute ``observation = "universal"`` gets and gives the
+    universal arrays and indices (:mod:`arena.rl.universal`)."""
     chooser = Chooser(game)
     obs = observer(game.rules)
+    uni = None
+    if getattr(policy, "observation", "native") == "universal":
+        from .universal import universal
+        uni = universal(game.rules)
     while True:
         move = chooser.forced()
         if move is not None:
             return move
         mask = chooser.mask()
-        index = int(policy(obs.encode(game, seat, chooser, view=view), mask))
+        array = obs.encode(game, seat, chooser, view=view)
+        if uni is None:
+            index = int(policy(array, mask))
+        else:
+            index = int(policy(uni.observation(array), uni.mask(mask)))
+            index = uni.native_list[index] if 0 <= index < uni.act_size else -1
         if not (0 <= index < len(mask) and mask[index]):
             if log is not None:
                 log(f"policy chose index {index}, which the mask forbids; playing the first legal index instead")
