@@ -1,0 +1,196 @@
+"""Train MaskablePPO (sb3-contrib) with self-play and shaped rewards; play the result as a bot.
+
+::
+
+    pip install '.[learn]'                       # sb3-contrib, stable-baselines3, a CPU torch
+    python -m arena.rl.examples.maskable_ppo --steps 200000 --out run
+    arena match greedy --cmd "python -m arena.rl.policy_bot arena.rl.examples.maskable_ppo:load_policy run/final.zip" \\
+        -n 20 --startup-ms 60000
+
+The learner plays the Gymnasium environment (:mod:`arena.rl.gym`: base rules, two seats,
+the seat rotating) with the universal observation and action index
+(:mod:`arena.rl.universal`: values in [-1, 1], so no normalisation layer is needed, and
+the policy plays any rule set), the ``outcome`` reward at the end and ``shaping="score"``
+during the game (``--scale`` times each gain of its own score; over a game they sum to
+``--scale`` times its final score). Its opponents are drawn at every episode from an
+:class:`~arena.rl.selfplay.OpponentPool`: ``greedy`` and ``random`` and, once taken,
+frozen snapshots of the learner itself (one every ``--snapshot-every`` steps, the last
+``--pool`` kept).
+
+Every ``--eval-every`` steps the policy is saved (``OUT/step_N.zip``) and played, most
+probable index, against ``random``, ``greedy`` and ``planner-fast`` (``--eval-games``
+games each, seats alternating, in-process); the rows go to ``OUT/curve.csv`` with the
+process CPU time spent training so far (evaluation excluded). ``load_policy`` is the
+factory the policy bot calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+OPPONENTS = ("random", "greedy", "planner-fast")
+
+
+def _torch_quiet(threads: int = 1) -> None:
+    import torch
+    torch.set_num_threads(threads)
+
+
+class TorchPolicy:
+    """A MaskablePPO policy as an ``obs, mask -> index`` function on universal arrays."""
+
+    observation = "universal"
+
+    def __init__(self, policy, deterministic: bool = True, name: str = "maskable-ppo"):
+        self.policy = policy
+        self.deterministic = deterministic
+        self.name = name
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        action, _ = self.policy.predict(obs, action_masks=mask.astype(bool), deterministic=self.deterministic)
+        return int(action)
+
+
+def load_policy(path: str, deterministic: str = "1") -> TorchPolicy:
+    """The factory ``python -m arena.rl.policy_bot`` calls: the MaskablePPO model saved at ``path``."""
+    _torch_quiet()
+    from sb3_contrib import MaskablePPO
+    model = MaskablePPO.load(path, device="cpu")
+    return TorchPolicy(model.policy, deterministic not in ("0", "false", "no"), name=Path(path).stem)
+
+
+def make_env(pool, seed: int, scale: float):
+    """The training environment: the observation array alone (the mask goes by ``action_masks``)."""
+    import gymnasium as gym
+
+    from ..gym import ProjectLGym
+
+    class ArrayObservation(gym.ObservationWrapper):
+        def __init__(self, env):
+            super().__init__(env)
+            self.observation_space = env.observation_space["observation"]
+
+        def observation(self, obs):
+            return obs["observation"]
+
+        def action_masks(self):
+            return self.env.action_masks()
+
+    env = ProjectLGym(opponents=pool, rules="", players=2, seat="rotate", json_obs=False, obs="universal",
+                      shaping="score", shaping_scale=scale)
+    env.reset(seed=seed)
+    return ArrayObservation(env)
+
+
+def evaluate(policy, opponent: str, games: int, seed: int = 900_000, rules: str = "", players: int = 2) -> dict:
+    """In-process games of ``policy`` against ``opponent`` (seats alternating): won, tied, lost."""
+    from arena.plugins import policy as builtin
+    from engine import Game, RuleSpec
+
+    from ..core import rule_spec
+    from ..policy_bot import InProcessPolicy
+
+    me = InProcessPolicy(policy)
+    spec = rule_spec(rules) if rules else RuleSpec()
+    out = {"games": games, "won": 0, "tied": 0, "lost": 0}
+    for g in range(games):
+        game = Game.new(spec, players, seed + g)
+        seat = g % players
+        bots = {s: (me if s == seat else builtin(opponent)) for s in range(players)}
+        rng = random.Random(seed + g)
+        while not game.is_over:
+            game.apply(bots[game.to_move()].choose(game, rng))
+        rank = game.ranking()
+        best = min(r for s, r in enumerate(rank) if s != seat)
+        out["won" if rank[seat] < best else "tied" if rank[seat] == best else "lost"] += 1
+    return out
+
+
+def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_every: int, pool_size: int,
+          scale: float, seed: int, opponents=OPPONENTS, log=print, n_steps: int = 1024, batch_size: int = 256) -> Path:
+    """Train, evaluate at checkpoints into ``out/curve.csv``; the final model's path."""
+    _torch_quiet()
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from ..selfplay import OpponentPool
+
+    out.mkdir(parents=True, exist_ok=True)
+    pool = OpponentPool(builtins=("greedy", "random"), size=pool_size, builtin_share=0.5, latest_share=0.3)
+    venv = DummyVecEnv([lambda: make_env(pool, seed, scale)])
+    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=4, learning_rate=3e-4,
+                        gamma=0.995, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
+                        policy_kwargs={"net_arch": [256, 256]}, verbose=0)
+    curve = out / "curve.csv"
+    fields = ["steps", "train_cpu_s", "wall_s"] + [f"{o}_{k}" for o in opponents for k in ("won", "tied", "lost")]
+    with curve.open("w", newline="") as f:
+        csv.writer(f).writerow(fields)
+    clock = {"eval_cpu": 0.0, "cpu0": time.process_time(), "wall0": time.time()}
+
+    def checkpoint(n: int) -> None:
+        c0 = time.process_time()
+        path = out / f"step_{n}.zip"
+        model.save(path)
+        frozen = TorchPolicy(copy.deepcopy(model.policy), deterministic=True)
+        row = [n, round(c0 - clock["cpu0"] - clock["eval_cpu"], 1), round(time.time() - clock["wall0"], 1)]
+        text = []
+        for opp in opponents:
+            r = evaluate(frozen, opp, eval_games)
+            row += [r["won"], r["tied"], r["lost"]]
+            text.append(f"{opp} {r['won']}-{r['tied']}-{r['lost']}")
+        with curve.open("a", newline="") as f:
+            csv.writer(f).writerow(row)
+        clock["eval_cpu"] += time.process_time() - c0
+        log(f"step {n}: train CPU {row[1]:.0f} s; against " + ", ".join(text) + f"; pool draws {pool.draws}")
+
+    class SelfPlay(BaseCallback):
+        def _on_step(self) -> bool:
+            n = self.num_timesteps
+            if n % snapshot_every == 0:
+                pool.add(TorchPolicy(copy.deepcopy(self.model.policy), deterministic=False), name=f"self@{n}")
+            if n % eval_every == 0:
+                checkpoint(n)
+            return True
+
+    checkpoint(0)
+    model.learn(total_timesteps=steps, callback=SelfPlay())
+    final = out / "final.zip"
+    model.save(final)
+    if steps % eval_every:
+        checkpoint(steps)
+    return final
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train MaskablePPO with self-play and shaped rewards.")
+    parser.add_argument("--steps", type=int, default=200_000, help="learner steps (default 200000)")
+    parser.add_argument("--out", default="ppo-run", help="directory for checkpoints and curve.csv")
+    parser.add_argument("--eval-every", type=int, default=20_000, help="steps between evaluations")
+    parser.add_argument("--eval-games", type=int, default=40, help="games per opponent at each evaluation")
+    parser.add_argument("--snapshot-every", type=int, default=10_000, help="steps between snapshots for the pool")
+    parser.add_argument("--pool", type=int, default=5, help="snapshots kept in the pool")
+    parser.add_argument("--scale", type=float, default=0.1, help="shaping scale: reward per point scored")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        print("this example needs the learn extra: pip install '.[learn]'", file=sys.stderr)
+        return 2
+    final = train(args.steps, Path(args.out), args.eval_every, args.eval_games, args.snapshot_every, args.pool,
+                  args.scale, args.seed)
+    print(f"saved {final}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""The MaskablePPO example (arena/rl/examples/maskable_ppo.py): it trains with self-play
+snapshots and shaped rewards, writes its learning curve, and the saved model plays, in
+process and as a protocol bot under `arena play`. Needs the learn extra (torch and
+sb3-contrib): without it these tests skip, as the CI installs only the test extra."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch", reason="the learn extra is not installed (pip install '.[learn]')")
+pytest.importorskip("sb3_contrib", reason="the learn extra is not installed (pip install '.[learn]')")
+
+from arena.rl.examples import maskable_ppo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ppo")
+    lines = []
+    final = maskable_ppo.train(steps=256, out=out, eval_every=128, eval_games=2, snapshot_every=64, pool_size=2,
+                               scale=0.1, seed=0, opponents=("random", "greedy"), log=lines.append, n_steps=128,
+                               batch_size=64)
+    return out, final, lines
+
+
+def test_training_writes_checkpoints_and_a_learning_curve(trained):
+    out, final, lines = trained
+    assert final.is_file() and (out / "step_128.zip").is_file() and (out / "step_256.zip").is_file()
+    rows = list(csv.DictReader((out / "curve.csv").open()))
+    assert [int(r["steps"]) for r in rows] == [0, 128, 256]
+    for r in rows:
+        assert int(r["random_won"]) + int(r["random_tied"]) + int(r["random_lost"]) == 2
+    assert float(rows[-1]["train_cpu_s"]) > 0
+    assert any("self@" in line for line in lines)  # snapshots of the learner were drawn as opponents
+
+
+def test_the_saved_model_plays_in_process_on_other_tables(trained):
+    _, final, _ = trained
+    policy = maskable_ppo.load_policy(str(final))
+    assert policy.observation == "universal"
+    for rules, players in (("", 2), ("revised,ghost", 3), ("solo", 1)):
+        opponent = "greedy" if players > 1 else None
+        if opponent is None:
+            continue
+        res = maskable_ppo.evaluate(policy, opponent, games=1, rules=rules, players=players)
+        assert res["won"] + res["tied"] + res["lost"] == 1
+
+
+@pytest.mark.slow
+def test_the_saved_model_enters_arena_play_as_a_protocol_bot(trained):
+    _, final, _ = trained
+    # bots may run as another user: the model must be readable by them (pytest's folders are not)
+    shared = Path(tempfile.mkdtemp(prefix="arena-ppo-"))
+    shared.chmod(0o755)
+    model = shared / "final.zip"
+    shutil.copy(final, model)
+    model.chmod(0o644)
+    cmd = f"{sys.executable} -m arena.rl.policy_bot arena.rl.examples.maskable_ppo:load_policy {model}"
+    out = subprocess.run([sys.executable, "-m", "arena.cli", "play", "random", "--cmd", cmd, "--json", "--sandbox",
+                          "none", "--startup-ms", "120000", "--seed", "2"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["faults"] == [[], []] and res["times"][1]["moves"] > 5
+    shutil.rmtree(shared)
