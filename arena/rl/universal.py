@@ -80,21 +80,21 @@ def _observation_keys(shapes, R, U, n, solo) -> list[tuple[tuple, float]]:
         add((("solo", "automaton_score"), SCALES["automaton_score"]))
     for j in range(n):
         for s in shapes:
-            add((("seat", j, "supply", s), SCALES["supply"]))
+            add((("seats", j, "supply", s), SCALES["supply"]))
         for name in _SEAT:
-            add((("seat", j, name), SCALES.get(name, 1.0)))
+            add((("seats", j, name), SCALES.get(name, 1.0)))
     slots = [("row", k) for k in range(2 * R)] + ([("grid", k) for k in range(GRID_SLOTS)] if solo else [])
     slots += [("held", j, k) for j in range(n) for k in range(U)]
     for slot in slots:
-        add((("card", slot, "present"), 1.0))
-        add((("card", slot, "black"), 1.0))
-        add((("card", slot, "points"), SCALES["points"]))
+        add((("cards", slot, "present"), 1.0))
+        add((("cards", slot, "black"), 1.0))
+        add((("cards", slot, "points"), SCALES["points"]))
         for s in shapes:
-            add((("card", slot, "reward", s), 1.0))
-        add((("card", slot, "+1"), 1.0))
-        add((("card", slot, "+2"), 1.0))
+            add((("cards", slot, "reward", s), 1.0))
+        add((("cards", slot, "+1"), 1.0))
+        add((("cards", slot, "+2"), 1.0))
         for c in range(CELLS):
-            add((("card", slot, "cell", c), 1.0))
+            add((("cards", slot, "cell", c), 1.0))
     for j in range(n):
         for k in range(U):
             for c in range(CELLS):

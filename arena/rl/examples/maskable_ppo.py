@@ -17,8 +17,8 @@ during the game (``--scale`` times each gain of its own score; over a game they 
 frozen snapshots of the learner itself (one every ``--snapshot-every`` steps, the last
 ``--pool`` kept).
 
-Every ``--eval-every`` steps the policy is saved (``OUT/step_N.zip``) and played, most
-probable index, against ``random``, ``greedy`` and ``planner-fast`` (``--eval-games``
+Every ``--eval-every`` steps the policy is saved (``OUT/step_N.zip``) and played,
+sampling its legal indices as in training, against ``random``, ``greedy`` and ``planner-fast`` (``--eval-games``
 games each, seats alternating, in-process); the rows go to ``OUT/curve.csv`` with the
 process CPU time spent training so far (evaluation excluded). ``load_policy`` is the
 factory the policy bot calls.
@@ -59,12 +59,18 @@ class TorchPolicy:
         return int(action)
 
 
-def load_policy(path: str, deterministic: str = "1") -> TorchPolicy:
-    """The factory ``python -m arena.rl.policy_bot`` calls: the MaskablePPO model saved at ``path``."""
+def load_policy(path: str, play: str = "sample") -> TorchPolicy:
+    """The factory ``python -m arena.rl.policy_bot`` calls: the MaskablePPO model saved at
+    ``path``, sampling its legal indices (``play="argmax"``: the most probable one).
+
+    Sampling is how the policy was trained and evaluated: its probability is spread over
+    hundreds of placement indices, so the single most probable index is often ``pass``."""
+    if play not in ("sample", "argmax"):
+        raise ValueError(f"play must be sample or argmax, got {play!r}")
     _torch_quiet()
     from sb3_contrib import MaskablePPO
     model = MaskablePPO.load(path, device="cpu")
-    return TorchPolicy(model.policy, deterministic not in ("0", "false", "no"), name=Path(path).stem)
+    return TorchPolicy(model.policy, deterministic=play == "argmax", name=Path(path).stem)
 
 
 def make_env(pool, seed: int, scale: float):
@@ -127,7 +133,7 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
     out.mkdir(parents=True, exist_ok=True)
     pool = OpponentPool(builtins=("greedy", "random"), size=pool_size, builtin_share=0.5, latest_share=0.3)
     venv = DummyVecEnv([lambda: make_env(pool, seed, scale)])
-    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=4, learning_rate=3e-4,
+    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=10, learning_rate=3e-4,
                         gamma=0.995, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
                         policy_kwargs={"net_arch": [256, 256]}, verbose=0)
     curve = out / "curve.csv"
@@ -140,7 +146,7 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
         c0 = time.process_time()
         path = out / f"step_{n}.zip"
         model.save(path)
-        frozen = TorchPolicy(copy.deepcopy(model.policy), deterministic=True)
+        frozen = TorchPolicy(copy.deepcopy(model.policy), deterministic=False)
         row = [n, round(c0 - clock["cpu0"] - clock["eval_cpu"], 1), round(time.time() - clock["wall0"], 1)]
         text = []
         for opp in opponents:
