@@ -80,6 +80,9 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     def not_found(what: str) -> HTMLResponse:
         return html(pages.error_page("Not found", what), 404)
 
+    def play_status() -> str:
+        return public(player.status) if player is not None else "off"
+
     def live_games() -> list[dict]:
         live = getattr(player, "live", None)
         return public(live()) if callable(live) else []
@@ -96,7 +99,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             tab = views.leaderboard(league)
             recent = views.recent_games(league, limit=10)
             subs = store.submissions(league)[:10]
-        return html(pages.leaderboard_page(public(tab), recent, public(subs), player.status if player else "off",
+        return html(pages.leaderboard_page(public(tab), recent, public(subs), play_status(),
                                            len(live_games())))
 
     def bot(request: Request) -> Response:
@@ -197,7 +200,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
 
     def live(request: Request) -> Response:
         """The games the background player has in flight now."""
-        return html(site_pages.live_page(live_games(), player.status if player else "off"))
+        return html(site_pages.live_page(live_games(), play_status()))
 
     def rules(request: Request) -> Response:
         """The league's rules, time control, sandbox in force and what a package must meet."""
@@ -297,7 +300,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         Route("/submit", submit_form, methods=["GET"]), Route("/submit", submit_post, methods=["POST"]),
         Route("/submission/{sid:int}", submission), Route("/api", api_index),
         Route("/api/submissions", api_submit, methods=["POST"]),
-        *json_api.read_routes(path, settings, public, live_games, lambda: player.status if player else "off"),
+        *json_api.read_routes(path, settings, public, live_games, play_status),
         Route("/api/withdraw", withdraw_endpoint(path, public), methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error},
