@@ -5,10 +5,12 @@ Owns: the bot package format (``bot.toml``, safe unpacking, packing for ``arena 
 authors' tokens and submissions, kept in tables of their own in the league's SQLite file
 (:mod:`.store`), the pipeline from upload to ladder (:mod:`.submissions`), the background
 player that keeps league games going (:mod:`.player`), the pages (:mod:`.pages`,
-:mod:`.chart`) and the Starlette app (:mod:`.app`). See ``docs/leagues.md`` and
+:mod:`.site_pages`, :mod:`.chart`, from the data of :mod:`.views` and :mod:`.history`), what
+keeps them whole (:mod:`.security`) and the Starlette app (:mod:`.app`, :mod:`.api`). See ``docs/leagues.md`` and
 ``docs/writing-a-bot.md``.
 
 May import: :mod:`arena.league`, :mod:`arena.process`, :mod:`arena.replay`,
 :mod:`arena.tournament`, :mod:`arena.errors` and ``engine``. Starlette and uvicorn are
-imported only by :mod:`.app` (the ``web`` extra), so the rest works without them.
+imported only by :mod:`.app` and the modules only it imports (:mod:`.api`, :mod:`.withdrawal`)
+(the ``web`` extra), so the rest works without them.
 """
