@@ -155,6 +155,17 @@ def test_gymnasium_check_env_passes_on_every_documented_configuration(config):
         check_env(env.unwrapped, skip_render_check=True)
 
 
+def test_check_env_passes_with_a_self_play_pool_as_documented():
+    from gymnasium.utils.env_checker import check_env
+    pool = OpponentPool(builtins=("greedy", "random"), size=5, builtin_share=0.5, latest_share=0.3)
+    pool.add(Counting(), name="self@1")
+    env = ProjectLGym(opponents=pool, seat="rotate", obs="universal", shaping="score", json_obs=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env, skip_render_check=True)
+    assert sum(pool.draws.values()) > 0
+
+
 def test_registered_ids_make_the_environment_they_name():
     for env_id, defaults in IDS.items():
         env = gym.make(env_id).unwrapped
@@ -177,6 +188,7 @@ def test_rotate_gives_the_same_episode_for_the_same_seed_and_moves_on_unseeded_r
 
 AEC_CONFIGS = [
     {},
+    {"rules": "revised,ghost", "players": 3, "params": {"actions_per_turn": 4}},
     {"rules": "revised,ghost", "players": 3, "shaping": "margin"},
     {"rules": "solo", "players": 1, "shaping": "score", "obs": "universal"},
     {"rules": "revised,open-scores", "players": 4, "obs": "universal", "json_obs": False},
