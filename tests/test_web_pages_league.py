@@ -81,16 +81,22 @@ def submitted(league, root: Path, author: str, name: str, version: str, status: 
     return sid
 
 
-def live_now(server: Serve, timeout: float = 60) -> tuple[dict, str]:
-    """The first non-empty answer of /api/games/live, and the /live page right after it."""
+def live_now(server: Serve, timeout: float = 60) -> tuple[dict, str, str]:
+    """The first non-empty answer of /api/games/live, the /live page right after it, and the page
+    of a bot of a game in flight that says so."""
+    first = page = None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status, out = server.get("/api/games/live")
         assert status == 200
+        if out["games"] and first is None:
+            first = out, server.html("/live")[1]
         if out["games"]:
-            return out, server.html("/live")[1]
+            bot = server.html(f"/bot/{out['games'][0]['bots'][0].split('@')[0]}")[1]
+            if 'id="playing"' in bot:
+                return (*first, bot)
         time.sleep(0.05)
-    raise AssertionError("no game was ever in flight")
+    raise AssertionError(f"no game was ever in flight, or no bot page said so: {first}")
 
 
 @pytest.fixture(scope="module")
@@ -289,7 +295,8 @@ def test_withdrawing_a_version_from_its_page(site):
 
 
 def test_live_games_were_shown_while_the_league_played(site):
-    out, page = site.live
+    out, page, bot = site.live
+    assert re.search(r'<p id="playing">Playing now: <a href="/live">\d+ games?</a> in flight.</p>', bot)
     assert out["status"] == "playing"
     game = out["games"][0]
     assert len(game["bots"]) == 2 and {"group", "rotation", "started"} <= set(game)

@@ -110,7 +110,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             h2h = history.head_to_head(league, name) if data else []
         if not data:
             return not_found(f"No bot called {name!r}.")
-        return html(site_pages.bot_page(public(data), public(h2h)))
+        playing = [g for g in live_games() if any(views.base_name(str(b)) == name for b in g.get("bots") or [])]
+        return html(site_pages.bot_page(public(data), public(h2h), playing=playing))
 
     def withdraw_work(name: str, token: str, entry: str) -> tuple[int, str]:
         with views.opened(path) as league:

@@ -47,7 +47,8 @@ def withdraw_form(name: str, versions: list[dict]) -> str:
             "<button type=\"submit\">Withdraw</button></p></form>")
 
 
-def bot_page(data: dict, h2h: list[dict], message: str | None = None, ok: bool = True) -> str:
+def bot_page(data: dict, h2h: list[dict], message: str | None = None, ok: bool = True,
+             playing: list[dict] = ()) -> str:
     """``/bot/NAME``: description, versions, rating over time, head-to-head, recent games, faults, submissions."""
     name = data["name"]
     rows = []
@@ -74,6 +75,9 @@ def bot_page(data: dict, h2h: list[dict], message: str | None = None, ok: bool =
     head = (f'<p id="author">{who}</p>' if who else "") + (
         f'<p id="description">{esc(data["description"])}</p>' if data.get("description") else "")
     note = f'<p class="{"ok" if ok else "bad"}" id="message">{esc(message)}</p>' if message else ""
+    if playing:
+        note += (f'<p id="playing">Playing now: <a href="/live">{len(playing)} game{"" if len(playing) == 1 else "s"}'
+                 "</a> in flight.</p>")
     pending = any(s["status"] in PENDING for s in data["submissions"])
     body = (f"{note}{head}<h2>Versions</h2>{versions}<h2>Rating over time</h2>{line_chart(data['history'])}"
             f"<h2>Head to head</h2>{head_to_head_table(name, h2h)}"
