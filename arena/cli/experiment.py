@@ -19,6 +19,9 @@ def experiment_cmd(
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
                                               "under every rule set (overrides the file's)."),
+    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS",
+                                       help="Play on the Dask cluster of this scheduler (tcp://host:8786) "
+                                            "instead of local worker processes."),
     charts: bool = typer.Option(True, "--charts/--no-charts", help="Draw the PNG charts."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
@@ -36,7 +39,7 @@ def experiment_cmd(
     if as_json and as_csv:
         raise UsageError("give --json or --csv, not both")
     cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games,
-                                                      deals=deals)
+                                                      deals=deals, dask=dask)
     run = run_experiment(cfg, progress=progress, echo=lambda t: typer.echo(t, err=True))
     comp = write_report(cfg, run, charts=charts)
     out = Path(cfg.base.output)

@@ -50,9 +50,10 @@ class ExperimentConfig:
         return replace(self.base, name=f"{self.base.name}:{rs.name}", rules=rs.spec,
                        output=self.base.output / rs.name)
 
-    def with_overrides(self, output=None, concurrency=None, games=None, deals=None) -> "ExperimentConfig":
-        """The experiment with command-line overrides (``deals``: a deal book every rule set plays)."""
-        base = self.base.with_overrides(output=output, concurrency=concurrency, deals=deals)
+    def with_overrides(self, output=None, concurrency=None, games=None, deals=None, dask=None) -> "ExperimentConfig":
+        """The experiment with command-line overrides (``deals``: a deal book every rule set plays;
+        ``dask``: a scheduler's address, the games' executor)."""
+        base = self.base.with_overrides(output=output, concurrency=concurrency, deals=deals, dask=dask)
         if deals is not None:
             from ..tournament.config import read_book
 

@@ -3,7 +3,9 @@
 The schedule is the tournament runner's (:func:`arena.tournament.schedule.schedule`):
 seat-rotated groups whose deal seed depends only on the experiment's seed and the group, so
 group ``g`` is dealt from the same seed under every rule set. Games run on the runner's
-:class:`~arena.tournament.executors.LocalExecutor`; the game function is the in-process one
+executors -- :class:`~arena.tournament.executors.LocalExecutor`, or the cluster's
+:class:`~arena.tournament.dask_executor.DaskExecutor` for ``executor: {type: dask,
+address: ...}`` or ``--dask ADDRESS``, with the same crash safety and resume; the game function is the in-process one
 (:func:`arena.tournament.inprocess.play_inprocess`) for built-in bots, or the referee's for
 bot processes, wrapped by :func:`experiment_game` to add what the report needs and the
 results do not hold (puzzles completed by colour). Each game's row is stored as it finishes
@@ -27,6 +29,15 @@ from .actions import action_columns, action_counts
 from .config import ExperimentConfig
 from ..progress import Ticker
 from .store import ExperimentStore
+
+
+def make_executor(kind: str, address: str | None, concurrency: int, run: str | None = None):
+    """The executor an ``executor`` field names: local worker processes or a Dask cluster."""
+    if kind == "dask":
+        from ..tournament.dask_executor import DaskExecutor
+
+        return DaskExecutor(address, run=run)
+    return LocalExecutor(concurrency)
 
 
 def fingerprint(cfg: ExperimentConfig) -> dict:
@@ -120,7 +131,7 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None, game
     if before:
         echo(f"arena: continuing {cfg.name}: {before} of {len(jobs)} games already stored in {output}")
     failed: list[str] = []
-    executor = LocalExecutor(cfg.base.concurrency)
+    executor = make_executor(cfg.base.executor, cfg.base.address, cfg.base.concurrency, run=str(output.resolve()))
 
     def payload(task) -> dict:
         _, tcfg = index[task.key]
@@ -144,7 +155,8 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None, game
                 echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
             else:
                 row = game_row(cfg.rule_sets[i].name, task, reply["outcome"])
-                store.add(task.key, cfg.rule_sets[i].name, row)
+                if not store.add(task.key, cfg.rule_sets[i].name, row):
+                    continue  # played twice (a lost worker's game that came back): stored once
                 rows[task.key] = row
             bar.update(1)
             if not progress:

@@ -8,25 +8,43 @@ every unexpected worker death with the games it was playing. A task that killed
 ``distributed.scheduler.allowed-failures`` workers comes back as ``KilledWorker``: it is
 rescheduled by the coordinator, at most ``MAX_ATTEMPTS`` times. Workers need the project
 installed (``pip install '.[cluster]'``).
+
+Nothing but the scheduler is shared (:mod:`arena.cluster`): every game asks for
+``return_files``, so its replay and its bots' logs come back inside its record and the
+coordinator writes them to its own output folder; a command-line bot's program folder is
+packed once by content hash, scattered to the cluster and unpacked (and built) once per
+worker; each worker keeps a pool of live bot processes across games through a worker
+plugin registered for the run (and removed at its end: pools closed, folders deleted).
+The sandbox tier ``auto`` is resolved here, on the coordinator, so every worker plays the
+same concrete tier; a worker that cannot give it refuses the game, which goes to another
+worker -- and when no worker can, the run stops with a sentence.
 """
 
 from __future__ import annotations
 
+import hashlib
+import socket
+import uuid
 from collections import deque
 from typing import Callable, Iterator
 
 from ..errors import ArenaError, UsageError
-from .executors import GameFailed, _describe, count_loss, execute
+from ..cluster.worker import play_remote
+from .executors import GameFailed, _describe, count_loss
 from .schedule import WAIT
 
 
 class DaskExecutor:
     """Games as tasks on the Dask scheduler at ``address`` (or on a given ``Client``)."""
 
-    def __init__(self, address=None, client=None):
+    def __init__(self, address=None, client=None, run: str | None = None):
         self.address = address
         self.client = client
         self._own = client is None
+        # the worker plugin's name: the same for a resumed run of the same output folder, so
+        # registering it again replaces what a killed coordinator left on the workers
+        ident = f"{socket.gethostname()}:{run}" if run else uuid.uuid4().hex
+        self.plugin = "arena-run-" + hashlib.sha256(ident.encode()).hexdigest()[:16]
 
     def _connect(self):
         try:
@@ -42,8 +60,13 @@ class DaskExecutor:
     def run(self, tasks: Iterator, payload: Callable, stop: Callable[[], bool],
             on_death: Callable[[list, str], None]) -> Iterator[tuple]:
         """Play ``tasks`` on the cluster; yield ``(task, reply or exception)`` as games finish."""
+        from concurrent.futures import CancelledError
+
         from distributed import as_completed
         from distributed.scheduler import KilledWorker
+
+        from ..cluster.landing import Landing
+        from ..cluster.worker import ArenaWorker, TierRefused
 
         client = self.client or self._connect()
         self.client = client
@@ -52,10 +75,17 @@ class DaskExecutor:
         tasks = iter(tasks)
         retry: deque = deque()
         attempts: dict[str, int] = {}
+        submits: dict[str, int] = {}
         inflight: dict = {}
+        requests: dict = {}  # future key -> the coordinator's request (where its files land)
+        refusing: set[str] = set()  # workers that refused the run's tier
+        landing = Landing()
+        shipper = _Shipper(client)
+        client.register_plugin(ArenaWorker(self.plugin), name=self.plugin)
         pending = as_completed([], loop=client.loop)  # the client is not the default one
         deaths: deque = deque()  # appended on the client's event-loop thread, read here
         games_of: dict[str, str] = {}  # every submitted future's key -> its game's key
+        refused: list[str] = []
 
         def on_event(event) -> None:
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
@@ -74,8 +104,18 @@ class DaskExecutor:
                 task = retry.popleft() if retry else next(tasks, None)
                 if task is None or task is WAIT:  # WAIT: the next games need results still in flight
                     return
-                fut = client.submit(execute, payload(task), key=f"game-{task.key}-{attempts.get(task.key, 0)}",
-                                    pure=False)
+                n = submits[task.key] = submits.get(task.key, -1) + 1
+                sent, bundles = shipper.prepare(payload(task), self.plugin)
+                allowed = None
+                if refusing:
+                    allowed = [w for w in client.scheduler_info()["workers"] if w not in refusing]
+                    if not allowed:
+                        raise UsageError(f"no worker of the cluster can give the sandbox tier the games ask for "
+                                         f"({refused[-1]}); install bubblewrap on the workers or name a tier "
+                                         "they can give")
+                fut = client.submit(play_remote, sent, bundles, key=f"game-{task.key}-{n}", pure=False,
+                                    workers=allowed, allow_other_workers=False)
+                requests[fut.key] = sent["request"]
                 inflight[fut.key] = (fut, task)
                 games_of[fut.key] = task.key
                 pending.add(fut)
@@ -91,8 +131,24 @@ class DaskExecutor:
                 fut = next(pending)
                 report_deaths()
                 _, task = inflight.pop(fut.key)
+                request = requests.pop(fut.key, None)
                 try:
-                    yield task, fut.result()
+                    reply = fut.result()
+                    reply["outcome"] = landing.land(request or {}, reply["outcome"])
+                    yield task, reply
+                except TierRefused as exc:  # another worker may give the tier
+                    refusing.add(exc.worker)
+                    refused.append(str(exc))
+                    retry.append(task)
+                except CancelledError as exc:  # a bundle it needed was lost with its workers
+                    shipper.lost()
+                    given_up = count_loss(task, attempts)
+                    if given_up is not None:
+                        yield task, given_up
+                    else:
+                        retry.append(task)
+                    on_death([task.key], f"the game lost what it needed with its worker ({_describe(exc)}); "
+                                         "rescheduled")
                 except KilledWorker as exc:
                     given_up = count_loss(task, attempts)
                     if given_up is not None:
@@ -118,6 +174,13 @@ class DaskExecutor:
                 client.unsubscribe_topic("all")
             except Exception:  # the connection may be gone already
                 pass
+            for other, _t in inflight.values():
+                other.cancel()
+            shipper.release()
+            try:  # every worker closes the run's bot processes and deletes its folder
+                client.unregister_worker_plugin(self.plugin)
+            except Exception:  # the connection may be gone already
+                pass
             if self._own:
                 client.close()
                 self.client = None
@@ -127,3 +190,72 @@ class DaskExecutor:
         if self._own and self.client is not None:
             self.client.close()
             self.client = None
+
+
+def concrete_tier(sandbox, installed_only: bool):
+    """The request's ``sandbox`` with ``auto`` resolved here, on the coordinator: every worker
+    plays the same concrete tier (one that cannot give it refuses the game)."""
+    from ..process.sandbox import best_tier
+
+    tier = sandbox.get("tier") if isinstance(sandbox, dict) else (sandbox or "auto")
+    if tier != "auto":
+        return sandbox
+    best, why = best_tier()
+    if best is None:
+        if not installed_only:
+            raise UsageError(f"no sandbox tier that keeps bots away from the arena can run on the coordinator "
+                             f"to name for the workers ({why}); name a tier (sandbox: strict, or basic)")
+        best = "basic"
+    return {**sandbox, "tier": best} if isinstance(sandbox, dict) else best
+
+
+class _Shipper:
+    """Turns a local payload into a cluster one: files come back, ``auto`` is resolved, and
+    command-line bots' folders are bundled (once each) and scattered to the cluster."""
+
+    def __init__(self, client):
+        from ..cluster.bundle import Bundler
+
+        self.client = client
+        self.bundler = Bundler()
+        self.futures: dict[str, object] = {}
+        self.tiers: dict[str, object] = {}
+
+    def prepare(self, payload: dict, plugin: str) -> tuple[dict, dict]:
+        request = dict(payload["request"])
+        seats = request.get("seats") or []
+        bundled, needed = [], {}
+        for i, seat in enumerate(seats):
+            if seat.get("cmd"):
+                bundle = self.bundler.for_argv(list(seat["cmd"]))
+                if bundle is not None:
+                    bundled.append((i, bundle.digest, bundle.folder))
+                    needed[bundle.digest] = self._future(bundle)
+        installed = all(s.get("bot") and not s.get("cmd") for s in seats)
+        memo = repr((request.get("sandbox"), installed))
+        if memo not in self.tiers:
+            self.tiers[memo] = concrete_tier(request.get("sandbox") or "auto", installed)
+        request["sandbox"] = self.tiers[memo]
+        request["return_files"] = True
+        return {**payload, "request": request, "plugin": plugin, "bundled": bundled}, needed
+
+    def _future(self, bundle):
+        fut = self.futures.get(bundle.digest)
+        if fut is None:
+            # held by one worker, fetched from it by the others; lost with it, it is scattered
+            # again and the games that needed it are rescheduled (see run())
+            fut = self.client.scatter(bundle.data, hash=False)
+            self.futures[bundle.digest] = fut
+        return fut
+
+    def lost(self) -> None:
+        """A bundle was lost with its workers: scatter every bundle again when next needed."""
+        self.release()
+
+    def release(self) -> None:
+        for fut in self.futures.values():
+            try:
+                fut.release()
+            except Exception:  # the connection may be gone already
+                pass
+        self.futures = {}

@@ -233,7 +233,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     if executor is None:
         if cfg.executor == "dask":
             from .dask_executor import DaskExecutor
-            executor = DaskExecutor(cfg.address)
+            executor = DaskExecutor(cfg.address, run=str(output))
         else:
             executor = LocalExecutor(cfg.concurrency, initializer=_die_with_parent)
     state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}

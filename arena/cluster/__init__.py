@@ -1,0 +1,11 @@
+"""Playing on a cluster with nothing shared but the scheduler.
+
+- :mod:`.bundle` (coordinator side): a command-line bot's program folder packed once into a
+  deterministic archive named by its content hash, and the seat's command rewritten to run
+  from wherever a worker unpacks it;
+- :mod:`.worker` (worker side): the Dask worker plugin that keeps a pool of live bot
+  processes, unpacks and builds bundles once per worker, checks the sandbox tier a game
+  asks for, and sends the game's replay and bot logs back inside its record;
+- :mod:`.landing` (coordinator side): writes the replay and logs a record carries into the
+  coordinator's own output folder.
+"""
