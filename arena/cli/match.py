@@ -333,6 +333,9 @@ def match_cmd(
     sandbox: str = typer.Option("auto", "--sandbox", metavar="TIER", help="auto (the strongest tier here: strict where bubblewrap works), none, basic or strict (see docs/protocol.md)."),
     inprocess: bool = typer.Option(False, "--inprocess",
                                    help="Play built-in bots inside the workers (no bot processes; fastest)."),
+    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS",
+                                       help="Play on the Dask cluster of this scheduler (tcp://host:8786) instead "
+                                            "of local worker processes (see docs/cluster.md)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="DIR",
                                           help="Output folder (default results/NAME); run again to continue."),
     name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="The match's name (default match-A-vs-B)."),
@@ -378,6 +381,8 @@ def match_cmd(
                          rules=rules, params=param, seed=seed, time_control=tc, fault_policy=fault_policy,
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
                          replays=replays, deals=deals)
+    if dask:
+        doc["executor"] = {"type": "dask", "address": dask, **({"play": "inprocess"} if inprocess else {})}
     cfg = validate(_source(doc))
     if write_yaml is not None:
         text = ("# written by `arena match`; play it with `arena run " + str(write_yaml) + "`\n"

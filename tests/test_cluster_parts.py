@@ -1,0 +1,184 @@
+"""The parts of the cluster executor: bundles, landing, tiers, the worker pool, `arena match --dask`."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from arena.cluster.bundle import Bundler, pack, program_folder, rewrite, unpack
+from arena.cluster.landing import Landing
+from arena.cluster.worker import TierRefused, check_tier
+
+distributed = pytest.importorskip("distributed")
+
+
+def make_bot(folder: Path, stride: int = 7) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.py").write_text("print('hi')\n")
+    (folder / "data.json").write_text(json.dumps({"stride": stride}))
+    (folder / "sub").mkdir(exist_ok=True)
+    (folder / "sub" / "more.txt").write_text("x")
+    return folder
+
+
+def test_a_folder_packs_to_the_same_bytes_whatever_its_times_and_order(tmp_path):
+    a = make_bot(tmp_path / "a")
+    b = make_bot(tmp_path / "b")
+    os.utime(b / "data.json", (1, 1))
+    first, second = pack(str(a)), pack(str(b))
+    assert first.digest == second.digest and first.data == second.data
+    (b / "data.json").write_text(json.dumps({"stride": 8}))
+    assert pack(str(b)).digest != first.digest
+
+
+def test_a_script_bundles_its_folder_and_the_command_moves_with_it(tmp_path):
+    import sys
+
+    bot = make_bot(tmp_path / "mine")
+    argv = [sys.executable, str(bot / "bot.py"), "--data", str(bot / "data.json")]
+    assert program_folder(argv) == (str(bot.resolve()), None)
+    assert program_folder([sys.executable, "-m", "bots.run"]) is None  # installed code: nothing to ship
+    assert program_folder(["python3", "-c", "pass"]) is None
+    bundler = Bundler()
+    bundle = bundler.for_argv(argv)
+    assert bundler.for_argv(argv) is bundle  # packed once
+    dest = tmp_path / "unpacked"
+    unpack(bundle.data, dest)
+    assert json.loads((dest / "data.json").read_text()) == {"stride": 7} and (dest / "sub" / "more.txt").exists()
+    moved = rewrite(argv, bundle.folder, str(dest))
+    assert moved == [sys.executable, str(dest / "bot.py"), "--data", str(dest / "data.json")]
+
+
+def test_a_bundle_cannot_write_outside_its_folder(tmp_path):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        info = tarfile.TarInfo("../escape.txt")
+        info.size = 1
+        tf.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(tarfile.TarError):
+        unpack(buf.getvalue(), tmp_path / "in")
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_the_record_lands_its_replay_and_logs_in_the_coordinators_folder(tmp_path):
+    request = {"replay_path": str(tmp_path / "out" / "replays" / "000001-0.json"), "log_dir": str(tmp_path / "out" / "logs"),
+               "sandbox_options": {"log_total_mb": 1}}
+    outcome = {"replay_text": '{"format": 1}\n', "replay_path": None,
+               "seats": [{"name": "a", "stderr_log": "000001-0-seat0-a.stderr.log", "stderr_text": "hello\n"},
+                         {"name": "b", "stderr_log": "000001-0-seat1-b.stderr.log", "stderr_text": "z" * (2 << 20)}]}
+    landed = Landing().land(request, outcome)
+    assert "replay_text" not in landed and Path(landed["replay_path"]).read_text() == '{"format": 1}\n'
+    first, second = (Path(s["stderr_log"]) for s in landed["seats"])
+    assert first.read_text() == "hello\n" and oct(first.stat().st_mode & 0o777) == "0o600"
+    assert second.stat().st_size < (1 << 20) + 200 and second.read_text().endswith("cap of 1 MB]\n")
+    assert all("stderr_text" not in s for s in landed["seats"])
+
+
+def test_a_worker_refuses_a_tier_it_cannot_give_and_never_plays_weaker(monkeypatch):
+    import arena.process.sandbox as sandbox
+
+    monkeypatch.setattr(sandbox, "strict_missing", lambda use_cgroups=True: "bubblewrap is not installed")
+    with pytest.raises(TierRefused, match="cannot give the strict sandbox tier: bubblewrap is not installed"):
+        check_tier("strict", "tcp://w:1")
+    with pytest.raises(TierRefused):
+        check_tier({"tier": "auto", "fallback": None}, "tcp://w:1")  # auto is the coordinator's to resolve
+    check_tier({"tier": "strict", "fallback": "basic"}, "tcp://w:1")  # the file allows basic by name
+    check_tier("basic", "tcp://w:1")
+
+
+def test_auto_is_resolved_on_the_coordinator(monkeypatch):
+    import arena.process.sandbox as sandbox
+    from arena.tournament.dask_executor import concrete_tier
+
+    monkeypatch.setattr(sandbox, "best_tier", lambda: ("strict", ""))
+    assert concrete_tier("auto", False) == "strict"
+    assert concrete_tier({"tier": "auto", "fallback": None}, False) == {"tier": "strict", "fallback": None}
+    assert concrete_tier("basic", False) == "basic"
+    monkeypatch.setattr(sandbox, "best_tier", lambda: (None, "no bubblewrap"))
+    assert concrete_tier("auto", True) == "basic"  # installed bots only
+    from arena.errors import UsageError
+
+    with pytest.raises(UsageError, match="no bubblewrap"):
+        concrete_tier("auto", False)
+
+
+@pytest.fixture(scope="module")
+def threads_cluster():
+    """Two workers as threads of this process (so a test may patch what they call)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        yield cluster
+
+
+@pytest.mark.slow
+def test_a_worker_that_cannot_give_the_tier_passes_its_games_to_one_that_can(threads_cluster, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from distributed import get_worker
+
+    import arena.process.sandbox as sandbox
+    from arena.tournament.runner import run_tournament
+    from test_tournament_dask import config, results
+
+    real = sandbox.strict_missing
+    names = sorted(w.name for w in threads_cluster.workers.values())
+
+    refusing = {names[0]}
+
+    def missing_on_first(use_cgroups=True):
+        try:
+            if get_worker().name in refusing:
+                return "bubblewrap is not installed on this worker"
+        except ValueError:  # not on a worker: the coordinator can run strict
+            pass
+        return real(use_cgroups)
+
+    if real():
+        pytest.skip(real())
+    monkeypatch.setattr(sandbox, "strict_missing", missing_on_first)
+    cfg = replace(config(tmp_path / "t"), executor="dask", address=threads_cluster.scheduler_address,
+                  play="bots", sandbox="strict", rounds=1, replays=True)
+    seen = []
+    summary = run_tournament(cfg, progress=False, echo=lambda _t: None, on_game=lambda t, o: seen.append(o))
+    assert summary["stored"] == 6 and summary["failed"] == 0
+    assert {o["sandbox"]["tier"] for o in seen} == {"strict"}
+    # the pool of the worker that played: its bot processes served several games
+    pids = [s["pid"] for o in seen for s in o["seats"]]
+    assert len(set(pids)) < len(pids)
+    refusing.update(names)
+    from arena.errors import ArenaError
+
+    with pytest.raises(ArenaError, match="no worker of the cluster can give the sandbox tier"):
+        run_tournament(replace(cfg, output=tmp_path / "none"), progress=False, echo=lambda _t: None)
+    assert results(tmp_path / "t")
+
+
+@pytest.mark.slow
+def test_arena_match_plays_on_a_dask_cluster(threads_cluster, tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    out = tmp_path / "m"
+    res = CliRunner().invoke(app, ["match", "greedy", "random", "--games", "4", "--sandbox", "none", "--quiet",
+                                   "--dask", threads_cluster.scheduler_address, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    from arena.tournament.store import Store
+
+    store = Store.open(out, create=False)
+    try:
+        games = store.games()
+        workers = {w for (w,) in store.conn.execute("SELECT worker FROM games")}
+    finally:
+        store.close()
+    assert len(games) == 4 and all("://" in w for w in workers), workers
+    assert len(list((out / "replays").glob("*.json"))) == 4 and len(list((out / "logs").glob("*.log"))) == 8
+    res = CliRunner().invoke(app, ["match", "greedy", "random", "--games", "4", "--dask", "tcp://127.0.0.1:1",
+                                   "-o", str(tmp_path / "x"), "--sandbox", "none"])
+    assert res.exit_code != 0 and "cannot reach the dask scheduler" in res.output and "Traceback" not in res.output
