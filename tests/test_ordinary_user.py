@@ -236,7 +236,9 @@ def test_pause_idle_freezes_the_whole_tree_a_child_in_a_new_session_included(att
     g = game(attacks, "pause")
     assert "freezer" in g["sandbox"]["protections"]
     assert g["wall_ms"][1] > 500
-    assert g["cpu_ms"][0] < g["wall_ms"][0] + 0.1 * g["wall_ms"][1], g
+    # unfrozen, the child would be charged about all of the opponent's time; stopping the tree
+    # by signals takes a walk of /proc after each move, so some milliseconds of each go by
+    assert g["cpu_ms"][0] < g["wall_ms"][0] + 0.35 * g["wall_ms"][1], g
 
 
 def test_a_killed_arena_leaves_no_bot_behind():

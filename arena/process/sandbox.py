@@ -664,7 +664,7 @@ class Launch:
             if self.cgroup is not None and self.cgroup.freezer:
                 self._frozen = self.cgroup.freeze(True)
             if not self._frozen and self.tree and self.root_pid > 0:
-                self._frozen = stop_tree(self.root_pid)
+                self._frozen = stop_tree(self.root_pid, 3.0)  # a loaded machine schedules the stop late
                 if not self._frozen:
                     continue_tree(self.root_pid)
             return self._frozen
