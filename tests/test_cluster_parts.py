@@ -182,3 +182,19 @@ def test_arena_match_plays_on_a_dask_cluster(threads_cluster, tmp_path):
     res = CliRunner().invoke(app, ["match", "greedy", "random", "--games", "4", "--dask", "tcp://127.0.0.1:1",
                                    "-o", str(tmp_path / "x"), "--sandbox", "none"])
     assert res.exit_code != 0 and "cannot reach the dask scheduler" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.slow
+def test_bench_tournament_prints_the_dask_clusters_games_per_second_beside_the_local_executors():
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    res = CliRunner().invoke(app, ["bench", "tournament", "--play", "bots", "--dask", "--repeat", "1", "--groups", "2"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if x.strip().startswith("dask, 2 workers"))
+    assert "games/s beside the local executor's" in line and line.rstrip().endswith("%")
+    res = CliRunner().invoke(app, ["bench", "tournament", "--play", "bots", "--dask", "--repeat", "1", "--groups", "2",
+                                   "--json"])
+    figures = json.loads(res.output)
+    assert figures["dask_games_per_s_2"] > 0 and 0 < figures["dask_vs_local_2"]

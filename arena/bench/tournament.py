@@ -15,6 +15,12 @@ measured two ways:
 - ``cpu_overhead_N``: the CPU time of the coordinator and of the workers outside the game
   function, as a share of all CPU time used by the run; less sensitive to other load.
 
+With ``dask``, the same games are also played on a Dask cluster of two worker processes on
+this machine (``LocalCluster``, one thread each: the same two cores), run for run beside
+the local executor at concurrency 2, and ``dask_vs_local_2`` is the share of the local
+executor's games/s the cluster keeps: the cost of the scheduler, of shipping each game
+and its record (replay and logs included) and of the worker plugin.
+
 A third view needs no timing inside the run: the same games played by bare processes
 (no runner at all) give the machine's ceiling, and the runner's games/s are set against it.
 """
@@ -49,9 +55,15 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _one(concurrency: int, rounds: int, play: str) -> dict:
+def _one(concurrency: int, rounds: int, play: str, address: str | None = None) -> dict:
+    """One run of the benchmark into a fresh folder: on local workers, or on the Dask
+    cluster at ``address`` (its workers' CPU time is not this process's: no CPU figure)."""
+    from dataclasses import replace
+
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         cfg = bench_config(Path(tmp) / "out", concurrency, rounds, play)
+        if address is not None:
+            cfg = replace(cfg, executor="dask", address=address)
         cpu0 = _cpu()
         summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
         cpu = _cpu() - cpu0  # the workers were waited for: their CPU time is counted
@@ -65,7 +77,8 @@ def _one(concurrency: int, rounds: int, play: str) -> dict:
     return {"games": summary["played"], "wall_s": wall, "games_per_s": summary["played"] / wall,
             "overhead": max(0.0, 1.0 - busy / (wall * concurrency)),
             # with bot processes the bots' CPU time is not the game function's: no CPU figure
-            "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu) if cpu > 0 and play == "inprocess" else None}
+            "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu)
+            if cpu > 0 and play == "inprocess" and address is None else None}
 
 
 def _bare_worker(play: str, requests: list, counter, start, out) -> None:
@@ -140,7 +153,21 @@ def _warm() -> None:
         play_inprocess(build_request(cfg, task, Path(".")))
 
 
-def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5) -> dict:
+def _local_cluster(workers: int = 2):
+    """A Dask cluster on this machine: ``workers`` worker processes of one thread each."""
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        from ..errors import UsageError
+
+        raise UsageError("--dask needs dask[distributed]: pip install 'project-l-arena[cluster]'") from None
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+
+
+def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5, dask: bool = False) -> dict:
     """Play the fixed round robin at concurrency 1 and 2; games/s, speed-up and overhead.
 
     Each concurrency is run ``repeat`` times, alternating, and the fastest run of each is
@@ -157,11 +184,19 @@ def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5)
     modes = ("bots", "inprocess") if play == "bots" else ("inprocess",)
     runs: dict = {(m, n): [] for m in modes for n in (1, 2)}
     bare: dict[int, list[dict]] = {1: [], 2: []}
-    for _ in range(max(1, repeat)):
-        for n in (1, 2):
-            bare[n].append(_bare(n, rounds, play))
-            for m in modes:
-                runs[m, n].append(_one(n, rounds, m))
+    cluster = _local_cluster(2) if dask else None
+    on_dask: list[dict] = []
+    try:
+        for _ in range(max(1, repeat)):
+            for n in (1, 2):
+                bare[n].append(_bare(n, rounds, play))
+                for m in modes:
+                    runs[m, n].append(_one(n, rounds, m))
+                if cluster is not None and n == 2:  # the same games on two Dask workers, same load
+                    on_dask.append(_one(2, rounds, play, cluster.scheduler_address))
+    finally:
+        if cluster is not None:
+            cluster.close()
     best = {k: max(v, key=lambda r: r["games_per_s"]) for k, v in runs.items()}
     one, two = best[play, 1], best[play, 2]
     bare1, bare2 = (max(bare[n], key=lambda r: r["games_per_s"]) for n in (1, 2))
@@ -174,6 +209,11 @@ def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5)
            "bare_games_per_s_1": bare1["games_per_s"], "bare_games_per_s_2": bare2["games_per_s"],
            "bare_speedup": bare2["games_per_s"] / bare1["games_per_s"],
            "kept_of_bare_1": kept[1], "kept_of_bare_2": kept[2]}
+    if on_dask:
+        fastest = max(on_dask, key=lambda r: r["games_per_s"])
+        out["dask_games_per_s_2"] = fastest["games_per_s"]
+        out["dask_wall_s_2"] = fastest["wall_s"]
+        out["dask_vs_local_2"] = fastest["games_per_s"] / two["games_per_s"]
     if play == "bots":
         for n in (1, 2):
             inproc = best["inprocess", n]["games_per_s"]

@@ -63,6 +63,8 @@ def bench_tournament_cmd(
     groups: int = typer.Option(48, "--groups", min=1, help="Seat-rotated groups per pairing."),
     repeat: int = typer.Option(5, "--repeat", min=1, help="Runs per concurrency; the fastest counts."),
     play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
+    dask: bool = typer.Option(False, "--dask", help="Also play the games on a local Dask cluster of two workers "
+                                                     "and print its games/s beside the local executor's."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead.
@@ -77,13 +79,14 @@ def bench_tournament_cmd(
 
     if play not in ("inprocess", "bots"):
         raise UsageError(f"--play {play!r}: give inprocess or bots")
-    result = bench_tournament(rounds=groups, play=play, repeat=repeat)
+    result = bench_tournament(rounds=groups, play=play, repeat=repeat, dask=dask)
     if as_json:
         emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
                                           "cpu_overhead_1", "cpu_overhead_2", "games", "bare_games_per_s_1",
                                           "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2",
                                           "inprocess_games_per_s_1", "inprocess_games_per_s_2",
-                                          "bots_vs_inprocess_1", "bots_vs_inprocess_2") if k in result})
+                                          "bots_vs_inprocess_1", "bots_vs_inprocess_2", "dask_games_per_s_2",
+                                          "dask_vs_local_2") if k in result})
         return
     typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
                f"best of {result['repeat']} runs")
@@ -94,6 +97,9 @@ def bench_tournament_cmd(
                    + (f", {cpu:.1%} of CPU time" if cpu is not None else "")
                    + f"; {result[f'kept_of_bare_{n}']:.0%} of bare processes ({result[f'bare_games_per_s_{n}']:.1f} games/s)")
     typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x (bare processes: {result['bare_speedup']:.2f}x)")
+    if "dask_vs_local_2" in result:
+        typer.echo(f"  dask, 2 workers (LocalCluster): {result['dask_games_per_s_2']:.1f} games/s beside the local "
+                   f"executor's {result['games_per_s_2']:.1f} games/s: {result['dask_vs_local_2']:.1%}")
     if "bots_vs_inprocess_2" in result:
         for n in (1, 2):
             typer.echo(f"  concurrency {n}: bot processes {result[f'games_per_s_{n}']:.1f} games/s, in-process "

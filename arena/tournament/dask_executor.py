@@ -1,7 +1,7 @@
 """The cluster executor: every game is a task on a Dask distributed cluster.
 
 The coordinator (``arena run``) connects a :class:`distributed.Client` to the scheduler,
-submits games lazily (two per worker thread in flight) and stores results as they come
+submits games lazily (three per worker thread in flight) and stores results as they come
 back -- the database stays on the coordinator's machine. Dask itself re-runs a task whose
 worker died; the coordinator follows the scheduler's ``remove-worker`` events and reports
 every unexpected worker death with the games it was playing. A task that killed
@@ -37,6 +37,10 @@ from .schedule import WAIT
 class DaskExecutor:
     """Games as tasks on the Dask scheduler at ``address`` (or on a given ``Client``)."""
 
+    #: games in flight per worker thread: enough that a worker never waits for the
+    #: scheduler's round trip between two games
+    queued = 3
+
     def __init__(self, address=None, client=None, run: str | None = None):
         self.address = address
         self.client = client
@@ -71,7 +75,7 @@ class DaskExecutor:
         client = self.client or self._connect()
         self.client = client
         threads = sum(client.nthreads().values()) or 1
-        limit = 2 * threads
+        limit = self.queued * threads
         tasks = iter(tasks)
         retry: deque = deque()
         attempts: dict[str, int] = {}
