@@ -41,3 +41,19 @@ def test_the_handshake_runs_in_the_runs_sandbox_tier(tier, tmp_path):
     else:
         with pytest.raises(BotCannotStart, match="I can see the whole machine"):
             handshake_commands(cfg)
+
+
+def test_check_bot_holds_the_bot_under_check_in_the_strongest_tier_by_default(tmp_path):
+    from arena.process.check_bot import check_bot
+
+    require_strict()
+    os.chmod(tmp_path, 0o755)
+    bot = tmp_path / "bot.py"
+    bot.write_text(ISOLATED_ONLY)
+    bot.chmod(0o644)
+    (tmp_path / "misbehave.py").write_text(open(MISBEHAVE).read())
+    (tmp_path / "misbehave.py").chmod(0o644)
+    argv = [sys.executable, str(bot)]
+    assert check_bot(argv).checks[0].ok, "under auto (strict) the bot sees only its own namespace"
+    handshake = check_bot(argv, sandbox="none").checks[0]
+    assert not handshake.ok and "I can see the whole machine" in handshake.detail + handshake.offending

@@ -33,6 +33,7 @@ def check_bot_cmd(
     startup_ms: int = typer.Option(10000, "--startup-ms", min=1, help="Time limit of the handshake."),
     seed: int = typer.Option(1, "--seed", help="Seed of the games played."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
+    sandbox: str = typer.Option("auto", "--sandbox", metavar="TIER", help="auto (the strongest tier here), none, basic or strict: the bot under check is held as in a game."),
 ) -> None:
     """Check that a bot speaks the protocol: handshake, requests, every decision, a full game.
 
@@ -53,7 +54,7 @@ def check_bot_cmd(
     if missing:
         raise UsageError(f"{missing}: give the path of the bot's program, e.g. arena check-bot -- python my_bot.py")
     report = check_bot(list(argv), move_ms=move_ms, startup_ms=startup_ms, seed=seed,
-                       echo=lambda text: typer.echo(text, err=True))
+                       echo=lambda text: typer.echo(text, err=True), sandbox=sandbox)
     if as_json:
         emit_json(report.to_json())
     else:

@@ -405,7 +405,7 @@ def check_bots(cfg, check: Optional[bool]) -> None:
     if check:
         from ..process.check_bot import check_commands
 
-        check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True))
+        check_commands(cfg.bots, cfg.time_control["move_ms"], echo=lambda t: typer.echo(t, err=True), sandbox=cfg.sandbox)
         return
     from ..tournament.handshake import handshake_commands
 

@@ -71,7 +71,7 @@ def _schema_errors(message: dict, kind: str) -> list[str]:
 
 
 class _Checker:
-    def __init__(self, argv: list[str], tc: TimeControl, seed: int, sandbox="none"):
+    def __init__(self, argv: list[str], tc: TimeControl, seed: int, sandbox="auto"):
         self.argv = argv
         self.sandbox = sandbox
         self.tc = tc
@@ -288,10 +288,12 @@ def _finish_position(seed: int) -> Game:
 
 
 def check_bot(argv: list[str], move_ms: int = 2000, startup_ms: int = 10000, seed: int = 1,
-              echo=None) -> Report:
-    """Run every conformance check on the bot started by ``argv``; ``echo`` gets progress lines."""
+              echo=None, sandbox="auto") -> Report:
+    """Run every conformance check on the bot started by ``argv`` in the ``sandbox`` tier (the
+    strongest here by default: the bot under check is a stranger too); ``echo`` gets
+    progress lines."""
     tc = TimeControl.from_json({"move_ms": move_ms, "startup_ms": startup_ms})
-    checker = _Checker(argv, tc, seed)
+    checker = _Checker(argv, tc, seed, sandbox=sandbox)
     checker.echo = echo
     return checker.run()
 
@@ -301,9 +303,9 @@ class BotRefused(UsageError):
 
 
 def require_conforming(argv: list[str], name: str, move_ms: int = 2000, startup_ms: int = 10000,
-                       echo=None) -> Report:
+                       echo=None, sandbox="auto") -> Report:
     """Run :func:`check_bot` on a submission; raise :class:`BotRefused` with the first failure."""
-    report = check_bot(argv, move_ms=move_ms, startup_ms=startup_ms, echo=echo)
+    report = check_bot(argv, move_ms=move_ms, startup_ms=startup_ms, echo=echo, sandbox=sandbox)
     if not report.ok:
         bad = next((c for c in report.checks if not c.ok), None)
         why = f"{bad.name}: {bad.detail}" if bad else "no check could run"
@@ -314,11 +316,11 @@ def require_conforming(argv: list[str], name: str, move_ms: int = 2000, startup_
     return report
 
 
-def check_commands(bots, move_ms: int = 2000, echo=None) -> None:
+def check_commands(bots, move_ms: int = 2000, echo=None, sandbox="auto") -> None:
     """``--check`` of ``arena run`` and ``arena match``: every bot given as a command line
     (``BotEntry`` with ``cmd``) must pass :func:`check_bot`; the first that fails stops the run."""
     for entry in bots:
         if entry.cmd:
             if echo is not None:
                 echo(f"check-bot: checking {entry.name}")
-            require_conforming(list(entry.cmd), entry.name, move_ms=max(move_ms, 2000), echo=echo)
+            require_conforming(list(entry.cmd), entry.name, move_ms=max(move_ms, 2000), echo=echo, sandbox=sandbox)

@@ -21,7 +21,7 @@ def main(args: list[str]) -> int:
     head, argv = args[:args.index("--")], args[args.index("--") + 1:]
     if head[:1] == ["--move-ms"] and len(head) == 2:
         move_ms = int(head[1])
-    report = check_bot(argv, move_ms=move_ms)
+    report = check_bot(argv, move_ms=move_ms, sandbox="none")  # this process is the sandboxed one
     sys.stdout.write("\n" + json.dumps(report.to_json()) + "\n")
     return 0 if report.ok else 1
 
