@@ -198,3 +198,26 @@ def test_bench_tournament_prints_the_dask_clusters_games_per_second_beside_the_l
                                    "--json"])
     figures = json.loads(res.output)
     assert figures["dask_games_per_s_2"] > 0 and 0 < figures["dask_vs_local_2"]
+
+
+def test_a_bot_package_is_unpacked_and_built_once_per_worker(tmp_path):
+    from arena.cluster.worker import ArenaWorker
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "bot.toml").write_text('name = "built"\nversion = "1"\nauthor = "a"\nrun = "sh bot.sh"\n'
+                                  'build = "echo made > made.txt; echo x >> count.txt"\n')
+    (pkg / "bot.sh").write_text("cat made.txt\n")
+    bundle = pack(str(pkg))
+    plugin = ArenaWorker("arena-run-test")
+    plugin.setup(None)
+    try:
+        first = plugin.bundle_dir(bundle.digest, bundle.data)
+        again = plugin.bundle_dir(bundle.digest, bundle.data)
+        assert first == again and (first / "made.txt").read_text() == "made\n"
+        assert (first / "count.txt").read_text() == "x\n"  # built once
+        assert not (pkg / "made.txt").exists()  # the source folder is untouched
+        root = plugin.root
+    finally:
+        plugin.teardown(None)
+    assert not root.exists()

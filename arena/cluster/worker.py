@@ -83,8 +83,12 @@ class ArenaWorker(_Plugin):
         # inside the Dask worker's own folder where there is one: a worker process that was
         # killed has its folder purged by the next worker that starts there
         base = getattr(worker, "local_directory", None) or tempfile.gettempdir()
-        # the bots' working folders too (the sandbox's state folder), for the same reason
-        os.environ.setdefault("ARENA_SANDBOX_ROOT", base)
+        # the bots' working folders too (the sandbox's state folder), for the same reason --
+        # in a worker process of its own (a nanny's), whose environment is the worker's alone
+        import multiprocessing
+
+        if worker is not None and multiprocessing.parent_process() is not None:
+            os.environ.setdefault("ARENA_SANDBOX_ROOT", base)
         root = Path(tempfile.mkdtemp(prefix=f"arena-worker-{os.getpid()}-", dir=base))
         os.chmod(root, 0o711)  # bots of the basic tier run as another user: they may enter, not list
         (root / "bundles").mkdir(mode=0o711)
