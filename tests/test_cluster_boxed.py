@@ -262,3 +262,31 @@ def test_a_coordinator_killed_mid_run_loses_and_duplicates_nothing(box):
     assert done.returncode == 0, done.stderr
     assert games(root / "kc-dask") == games(root / "kc-local")
     assert_nothing_left(box)
+
+
+@pytest.mark.slow
+def test_a_league_round_gives_the_local_games(box):
+    from arena.league import League
+
+    root = box["out"]
+    cmd = f"{sys.executable} {box['bot'] / 'bot.py'}"
+
+    def league(name: str, *extra: str) -> list[dict]:
+        path = root / f"{name}.db"
+        for argv in (["league", "new", str(path), "--seed", "4", "--move-ms", "5000"],
+                     ["league", "add", str(path), "greedy", "--bot", "greedy"],
+                     ["league", "add", str(path), "random", "--bot", "random"],
+                     ["league", "add", str(path), "databot", "--cmd", cmd, "--no-check"],
+                     ["league", "play", str(path), "--games", "8", "--processes", "--no-progress", "-q", *extra]):
+            done = subprocess.run(["arena", *argv], capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, done.stderr
+        with League.open(path) as lg:
+            return [{k: g[k] for k in ("group", "rotation", "seed", "rounds", "adjudicated", "seats")}
+                    for g in lg.games()]
+
+    here = league("ladder-local")
+    there = league("ladder-dask", "--dask", box["cluster"].address)
+    assert len(there) == 8 and sorted(there, key=lambda g: (g["group"], g["rotation"])) == \
+        sorted(here, key=lambda g: (g["group"], g["rotation"]))
+    assert any(s["bot"] == "databot" for g in there for s in g["seats"])
+    assert_nothing_left(box)

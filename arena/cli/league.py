@@ -127,6 +127,9 @@ def league_play_cmd(
     games: int = typer.Option(..., "--games", "-n", min=1, help="Games to play (rounded up to whole seat-rotated groups)."),
     concurrency: int = typer.Option(2, "--concurrency", "-j", min=1, help="Games at once."),
     processes: bool = typer.Option(False, "--processes", help="Play built-in bots as processes too (default: in-process)."),
+    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS",
+                                       help="Play on the Dask cluster of this scheduler (tcp://host:8786); see "
+                                            "docs/cluster.md."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the table afterwards."),
     progress: bool = typer.Option(True, "--progress/--no-progress",
                                   help="Show the progress bar (without it: a line every ten seconds)."),
@@ -141,8 +144,13 @@ def league_play_cmd(
     from ..league.table import league_table, render_table
 
     with League.open(file, exclusive=True) as league:
+        executor = None
+        if dask:
+            from ..tournament.dask_executor import DaskExecutor
+
+            executor = DaskExecutor(dask, run=str(Path(file).resolve()))
         summary = play_league(league, games, concurrency, "bots" if processes else "auto",
-                              echo=lambda t: typer.echo(t, err=True), progress=progress)
+                              echo=lambda t: typer.echo(t, err=True), progress=progress, executor=executor)
         if summary["failed"] and not summary["played"]:
             raise ArenaError(f"no game could be played ({summary['failed'][0]}); nothing was stored")
         typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s"
