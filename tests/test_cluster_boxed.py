@@ -290,3 +290,37 @@ def test_a_league_round_gives_the_local_games(box):
         sorted(here, key=lambda g: (g["group"], g["rotation"]))
     assert any(s["bot"] == "databot" for g in there for s in g["seats"])
     assert_nothing_left(box)
+
+
+@pytest.mark.slow
+def test_arena_serves_background_play_on_the_cluster(box):
+    from engine import RuleSpec
+
+    from arena.league import League
+    from arena.web.player import Player, replays_dir
+    from arena.web.submissions import Settings
+
+    root = box["out"]
+    path = root / "served.db"
+    with League.create(path, RuleSpec(), 2) as league:
+        league.add("greedy", bot="greedy")
+        league.add("databot", cmd=[sys.executable, str(box["bot"] / "bot.py")])
+    player = Player(path, settings=Settings(pace=0), dask=box["cluster"].address)
+    player.start()
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            with League.open(path) as league:
+                games = league.games()
+            if len(games) >= 4:
+                break
+            assert time.monotonic() < deadline and player.thread.is_alive(), player.status
+            time.sleep(0.5)
+    finally:
+        player.stop(60)
+    with League.open(path) as league:
+        games = league.games()
+    assert all(not s["faults"] for g in games for s in g["seats"]), games
+    replays = [p for p in replays_dir(path).glob("*.json")]
+    assert len(replays) >= len(games) >= 4  # written by the coordinator from each record
+    assert_nothing_left(box)

@@ -53,6 +53,9 @@ def serve_cmd(
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on."),
     concurrency: int = typer.Option(2, "--concurrency", "-j", min=1, help="League games at once."),
     play: bool = typer.Option(True, "--play/--no-play", help="Play league games in the background."),
+    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS",
+                                       help="Play the background games on the Dask cluster of this scheduler "
+                                            "(tcp://host:8786); see docs/cluster.md."),
     pace: float = typer.Option(30.0, "--pace", min=0, help="League games per minute (0: as fast as the workers go)."),
     unsafe_sandbox: Optional[str] = typer.Option(
         None, "--unsafe-sandbox", metavar="TIER",
@@ -110,7 +113,7 @@ def serve_cmd(
                         build_timeout_s=build_timeout, check_timeout_s=check_timeout, build_memory_mb=build_memory_mb,
                         submissions_per_hour=per_hour, pending_per_author=pending, pace=pace)
     settings = replace(settings, caps=replace(settings.caps, archive_bytes=max_upload_kib << 10))
-    app = create_app(file, settings, play=play, concurrency=concurrency)
+    app = create_app(file, settings, play=play, concurrency=concurrency, dask=dask)
     weaker = [f"{o} {t}" for o, t in tiers.items() if t != "strict"]
     if weaker:
         typer.echo(f"arena: warning: {' and '.join(weaker)}: submitted code can reach more than the strict "

@@ -60,13 +60,13 @@ PAGE_POLICY = page_policy(styles=(pages.CSS,))
 
 
 def create_app(league_path, settings: Settings = Settings(), play: bool = True, concurrency: int = 2,
-               groups_per_round: int = 2) -> Starlette:
+               groups_per_round: int = 2, dask: str | None = None) -> Starlette:
     """The app serving the league file ``league_path`` (which must exist)."""
     path = Path(league_path)
     with views.opened(path):  # fails early, with a sentence, if it is not a league
         pass
     pipeline = Pipeline(path, settings)
-    player = Player(path, concurrency, groups_per_round, settings=settings) if play else None
+    player = Player(path, concurrency, groups_per_round, settings=settings, dask=dask) if play else None
     cap = settings.caps.archive_bytes
     # folder names next to the league file that would otherwise show as relative paths
     hidden = tuple(f"{path.name}.{kind}/" for kind in ("bots", "replays"))

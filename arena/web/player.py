@@ -113,8 +113,8 @@ class _RecordingExecutor:
     """The local executor, writing each game's replay and stopping when the server stops."""
 
     def __init__(self, league_path: Path, concurrency: int, stopping: threading.Event, private: list[str],
-                 in_flight: dict):
-        self.inner = LocalExecutor(concurrency)
+                 in_flight: dict, inner=None):
+        self.inner = inner or LocalExecutor(concurrency)  # or a Dask cluster's executor (``dask``)
         self.league_path = league_path
         self.stopping = stopping
         self.private = private
@@ -149,10 +149,11 @@ class Player:
     """Plays rounds of league games in a background thread until :meth:`stop`."""
 
     def __init__(self, league_path: Path, concurrency: int = 2, groups_per_round: int = 2, idle_s: float = 5.0,
-                 play: str = "auto", settings=None):
+                 play: str = "auto", settings=None, dask: str | None = None):
         from .submissions import Settings, private_paths
 
         self.league_path = Path(league_path)
+        self.dask = dask  # a Dask scheduler's address: the games play on its cluster (docs/cluster.md)
         self.concurrency = concurrency
         self.groups_per_round = groups_per_round
         self.idle_s = idle_s
@@ -224,8 +225,13 @@ class Player:
                     self.stopping.wait(self.idle_s)
                     continue
                 self.status = "playing" + (f" ({pace:g} games a minute)" if pace else "")
+                inner = None
+                if self.dask:
+                    from ..tournament.dask_executor import DaskExecutor
+
+                    inner = DaskExecutor(self.dask, run=str(self.league_path.resolve()))
                 executor = _RecordingExecutor(self.league_path, self.concurrency, self.stopping, self.private,
-                                              self._in_flight)
+                                              self._in_flight, inner)
                 groups = 1 if pace else self.groups_per_round
                 t0 = time.monotonic()
                 try:
