@@ -362,7 +362,8 @@ def test_a_universal_policy_plays_every_table_through_the_policy_bot_path():
 
 # ---------------------------------------------------------------- 4. shaped rewards
 @pytest.mark.parametrize("shaping,rules,players", [
-    ("score", "", 2), ("margin", "revised", 2), ("margin", "solo", 1), ("score", "revised,ghost", 3)])
+    ("score", "", 2), ("margin", "revised", 2), ("margin", "solo", 1), ("score", "revised,ghost", 3),
+    ("progress", "", 2), ("progress", "solo", 1)])
 def test_gym_shaped_rewards_sum_to_the_end_reward_plus_scale_times_the_final_potential(shaping, rules, players):
     scale = 0.25
     env = ProjectLGym([] if players == 1 else "greedy", rules=rules, players=players, json_obs=False,
@@ -376,7 +377,7 @@ def test_gym_shaped_rewards_sum_to_the_end_reward_plus_scale_times_the_final_pot
         game = env.table.game
         scores = game.scores()
         mine = scores[env.seat]
-        if shaping == "score":
+        if shaping in ("score", "progress"):
             final = mine
         elif players == 1:
             final = info["result"]["margin"]
@@ -386,6 +387,35 @@ def test_gym_shaped_rewards_sum_to_the_end_reward_plus_scale_times_the_final_pot
         assert all(r == 0 for r in base[:-1])  # off by default: nothing before the end
         moved += sum(1 for r in rewards[:-1] if r != 0)
     assert moved > 0  # the signal came during the games
+
+
+def test_progress_shaping_rewards_each_placement_by_its_share_of_the_puzzle():
+    env = ProjectLGym("greedy", json_obs=False, shaping="progress", shaping_scale=1.0)
+    from arena.plugins import policy
+    bot = policy("greedy")
+    obs, _ = env.reset(seed=1)
+    rng = random.Random(0)
+    table = env.table
+    placements = 0
+    while not table.game.is_over:
+        move = bot.choose(table.game, rng)
+        for index in table.chooser.indices_of(move):
+            seat = table.game.players[env.seat]
+            if table.game.phase == 0 and index >= table.space.PLACE and table.chooser.mode == 0:
+                pos, pid = divmod(index - table.space.PLACE, table.space.placements)
+                pz = seat.unfinished[pos]
+                recess = table.rules.recess[pz.card]
+                cells = table.rules.geometry.placement_mask[pid].bit_count()
+                completes = (pz.filled.bit_count() + cells) == recess.bit_count()
+                obs, reward, *_ = env.step(index)
+                if not completes and not table.game.is_over and table.game.to_move() == env.seat:
+                    assert reward == pytest.approx(table.rules.points[pz.card] * cells / recess.bit_count())
+                    placements += 1
+            else:
+                obs, reward, *_ = env.step(index)
+            if table.game.is_over:
+                break
+    assert placements > 3
 
 
 def test_aec_shaped_rewards_sum_per_agent_as_documented():
@@ -408,7 +438,7 @@ def test_aec_shaped_rewards_sum_per_agent_as_documented():
 
 
 def test_unknown_shaping_and_observation_are_refused_in_a_sentence():
-    with pytest.raises(ParameterError, match="shaping must be"):
+    with pytest.raises(ParameterError, match="shaping must be score, progress, margin"):
         ProjectLGym(shaping="points")
     with pytest.raises(ParameterError, match="obs must be"):
         ProjectLGym(obs="wide")

@@ -27,7 +27,7 @@ from .spaces import Chooser, action_index
 #: reward schemes of the environments
 REWARDS = ("outcome", "score", "margin")
 #: potentials that shaped rewards follow (``shaping=``): ``None`` is off
-SHAPINGS = (None, "score", "margin")
+SHAPINGS = (None, "score", "progress", "margin")
 #: observation layouts (``obs=``): the rule set's own, or one for every rule set
 OBSERVATIONS = ("native", "universal")
 
@@ -77,7 +77,7 @@ class Table:
         if reward not in REWARDS:
             raise ParameterError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         if shaping not in SHAPINGS:
-            raise ParameterError(f"shaping must be score, margin or None, got {shaping!r}")
+            raise ParameterError(f"shaping must be score, progress, margin or None, got {shaping!r}")
         self.shaping = shaping
         self.shaping_scale = float(shaping_scale)
         self.rules = compile_rules(self.spec, players)
@@ -193,13 +193,23 @@ class Table:
     def potential(self, seat: int) -> float:
         """The potential that shaped rewards follow, before ``shaping_scale``:
         ``"score"`` the seat's score now (R7.1, finishing-touch costs included once paid);
-        ``"margin"`` its score minus the best other seat's (solo: minus the automaton's).
-        Both are 0 at the deal, so a seat's shaped rewards over a whole game sum to
-        ``shaping_scale`` times the potential at the end."""
+        ``"progress"`` its score plus, while the game goes on, each unfinished puzzle's
+        points times the share of its recess already covered (so every placement moves
+        it; at the end it is the score); ``"margin"`` its score minus the best other
+        seat's (solo: minus the automaton's). All are 0 at the deal, so a seat's shaped
+        rewards over a whole game sum to ``shaping_scale`` times the potential at the end:
+        the final score (``score``, ``progress``) or margin."""
         game = self.game
         own = game.score(seat)
         if self.shaping == "score":
             return float(own)
+        if self.shaping == "progress":
+            if game.is_over:
+                return float(own)
+            rules = game.rules
+            recess, points = rules.recess, rules.points
+            return own + sum(points[pz.card] * pz.filled.bit_count() / recess[pz.card].bit_count()
+                             for pz in game.players[seat].unfinished)
         if game.n > 1:
             return float(own - max(game.score(s) for s in range(game.n) if s != seat))
         auto = game.extra.get("automaton_pile")

@@ -10,9 +10,10 @@
 The learner plays the Gymnasium environment (:mod:`arena.rl.gym`: base rules, two seats,
 the seat rotating) with the universal observation and action index
 (:mod:`arena.rl.universal`: values in [-1, 1], so no normalisation layer is needed, and
-the policy plays any rule set), the ``outcome`` reward at the end and ``shaping="score"``
-during the game (``--scale`` times each gain of its own score; over a game they sum to
-``--scale`` times its final score). Its opponents are drawn at every episode from an
+the policy plays any rule set), the ``outcome`` reward at the end and
+``shaping="progress"`` during the game (``--scale`` times each gain of its score plus the
+covered share of each unfinished puzzle's points, so every placement counts; over a game
+they sum to ``--scale`` times its final score). Its opponents are drawn at every episode from an
 :class:`~arena.rl.selfplay.OpponentPool`: ``greedy`` and ``random`` and, once taken,
 frozen snapshots of the learner itself (one every ``--snapshot-every`` steps, the last
 ``--pool`` kept).
@@ -73,7 +74,7 @@ def load_policy(path: str, play: str = "sample") -> TorchPolicy:
     return TorchPolicy(model.policy, deterministic=play == "argmax", name=Path(path).stem)
 
 
-def make_env(pool, seed: int, scale: float):
+def make_env(pool, seed: int, scale: float, shaping: str = "progress"):
     """The training environment: the observation array alone (the mask goes by ``action_masks``)."""
     import gymnasium as gym
 
@@ -91,7 +92,7 @@ def make_env(pool, seed: int, scale: float):
             return self.env.action_masks()
 
     env = ProjectLGym(opponents=pool, rules="", players=2, seat="rotate", json_obs=False, obs="universal",
-                      shaping="score", shaping_scale=scale)
+                      shaping=shaping, shaping_scale=scale)
     env.reset(seed=seed)
     return ArrayObservation(env)
 
@@ -121,7 +122,8 @@ def evaluate(policy, opponent: str, games: int, seed: int = 900_000, rules: str 
 
 
 def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_every: int, pool_size: int,
-          scale: float, seed: int, opponents=OPPONENTS, log=print, n_steps: int = 1024, batch_size: int = 256) -> Path:
+          scale: float, seed: int, opponents=OPPONENTS, log=print, n_steps: int = 1024, batch_size: int = 256,
+          shaping: str = "progress") -> Path:
     """Train, evaluate at checkpoints into ``out/curve.csv``; the final model's path."""
     _torch_quiet()
     from sb3_contrib import MaskablePPO
@@ -132,7 +134,7 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
 
     out.mkdir(parents=True, exist_ok=True)
     pool = OpponentPool(builtins=("greedy", "random"), size=pool_size, builtin_share=0.5, latest_share=0.3)
-    venv = DummyVecEnv([lambda: make_env(pool, seed, scale)])
+    venv = DummyVecEnv([lambda: make_env(pool, seed, scale, shaping)])
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=10, learning_rate=3e-4,
                         gamma=0.995, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
                         policy_kwargs={"net_arch": [256, 256]}, verbose=0)
@@ -185,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot-every", type=int, default=10_000, help="steps between snapshots for the pool")
     parser.add_argument("--pool", type=int, default=5, help="snapshots kept in the pool")
     parser.add_argument("--scale", type=float, default=0.1, help="shaping scale: reward per point scored")
+    parser.add_argument("--shaping", default="progress", choices=["progress", "score", "margin"],
+                        help="the potential the shaped rewards follow (default progress)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
@@ -193,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         print("this example needs the learn extra: pip install '.[learn]'", file=sys.stderr)
         return 2
     final = train(args.steps, Path(args.out), args.eval_every, args.eval_games, args.snapshot_every, args.pool,
-                  args.scale, args.seed)
+                  args.scale, args.seed, shaping=args.shaping)
     print(f"saved {final}")
     return 0
 
