@@ -221,3 +221,20 @@ def test_a_bot_package_is_unpacked_and_built_once_per_worker(tmp_path):
     finally:
         plugin.teardown(None)
     assert not root.exists()
+
+
+@pytest.mark.slow
+def test_arena_experiment_plays_on_a_dask_cluster(threads_cluster, tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app
+
+    path = tmp_path / "e.yaml"
+    path.write_text("name: e\nseats: 2\nbots: [greedy, random]\ngames: 4\nseed: 2\nexecutor: inprocess\n"
+                    f"output: {tmp_path / 'out'}\nreplays: false\nrule_sets:\n"
+                    "  - {name: revised, variants: [revised]}\n  - {name: base}\n")
+    res = CliRunner().invoke(app, ["experiment", str(path), "--dask", threads_cluster.scheduler_address,
+                                   "--no-charts", "--no-progress", "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output[res.output.index("{"):])
+    assert summary["games"] == 8 and summary["played"] == 8 and not summary["failed"]
