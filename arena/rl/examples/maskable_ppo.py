@@ -14,9 +14,10 @@ the policy plays any rule set), the ``outcome`` reward at the end and
 ``shaping="progress"`` during the game (``--scale`` times each gain of its score plus the
 covered share of each unfinished puzzle's points, so every placement counts; over a game
 they sum to ``--scale`` times its final score). Its opponents are drawn at every episode from an
-:class:`~arena.rl.selfplay.OpponentPool`: ``greedy`` and ``random`` and, once taken,
-frozen snapshots of the learner itself (one every ``--snapshot-every`` steps, the last
-``--pool`` kept).
+:class:`~arena.rl.selfplay.OpponentPool`: ``greedy`` (``--builtins``) half the time and,
+once taken, frozen snapshots of the learner itself (one every ``--snapshot-every`` steps,
+the last ``--pool`` kept). An episode is cut after 200 learner steps (truncated): two
+players who only pass would otherwise play to the rules' round limit.
 
 Every ``--eval-every`` steps the policy is saved (``OUT/step_N.zip``) and played,
 sampling its legal indices as in training, against ``random``, ``greedy`` and ``planner-fast`` (``--eval-games``
@@ -74,7 +75,7 @@ def load_policy(path: str, play: str = "sample") -> TorchPolicy:
     return TorchPolicy(model.policy, deterministic=play == "argmax", name=Path(path).stem)
 
 
-def make_env(pool, seed: int, scale: float, shaping: str = "progress"):
+def make_env(pool, seed: int, scale: float, shaping: str = "progress", max_steps: int = 200):
     """The training environment: the observation array alone (the mask goes by ``action_masks``)."""
     import gymnasium as gym
 
@@ -94,7 +95,9 @@ def make_env(pool, seed: int, scale: float, shaping: str = "progress"):
     env = ProjectLGym(opponents=pool, rules="", players=2, seat="rotate", json_obs=False, obs="universal",
                       shaping=shaping, shaping_scale=scale)
     env.reset(seed=seed)
-    return ArrayObservation(env)
+    # a game of two passing players runs to the rules' round limit: cut such an episode
+    # short (truncated, so PPO bootstraps its value) rather than fill rollouts with passes
+    return gym.wrappers.TimeLimit(ArrayObservation(env), max_episode_steps=max_steps)
 
 
 def evaluate(policy, opponent: str, games: int, seed: int = 900_000, rules: str = "", players: int = 2) -> dict:
@@ -123,7 +126,7 @@ def evaluate(policy, opponent: str, games: int, seed: int = 900_000, rules: str 
 
 def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_every: int, pool_size: int,
           scale: float, seed: int, opponents=OPPONENTS, log=print, n_steps: int = 1024, batch_size: int = 256,
-          shaping: str = "progress") -> Path:
+          shaping: str = "progress", builtins=("greedy",)) -> Path:
     """Train, evaluate at checkpoints into ``out/curve.csv``; the final model's path."""
     _torch_quiet()
     from sb3_contrib import MaskablePPO
@@ -133,10 +136,10 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
     from ..selfplay import OpponentPool
 
     out.mkdir(parents=True, exist_ok=True)
-    pool = OpponentPool(builtins=("greedy", "random"), size=pool_size, builtin_share=0.5, latest_share=0.3)
+    pool = OpponentPool(builtins=builtins, size=pool_size, builtin_share=0.5, latest_share=0.3)
     venv = DummyVecEnv([lambda: make_env(pool, seed, scale, shaping)])
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=10, learning_rate=3e-4,
-                        gamma=0.995, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
+                        gamma=0.99, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
                         policy_kwargs={"net_arch": [256, 256]}, verbose=0)
     curve = out / "curve.csv"
     fields = ["steps", "train_cpu_s", "wall_s"] + [f"{o}_{k}" for o in opponents for k in ("won", "tied", "lost")]
@@ -189,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=0.1, help="shaping scale: reward per point scored")
     parser.add_argument("--shaping", default="progress", choices=["progress", "score", "margin"],
                         help="the potential the shaped rewards follow (default progress)")
+    parser.add_argument("--builtins", default="greedy",
+                        help="built-in bots in the opponent pool, comma-separated (default greedy)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
@@ -197,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         print("this example needs the learn extra: pip install '.[learn]'", file=sys.stderr)
         return 2
     final = train(args.steps, Path(args.out), args.eval_every, args.eval_games, args.snapshot_every, args.pool,
-                  args.scale, args.seed, shaping=args.shaping)
+                  args.scale, args.seed, shaping=args.shaping, builtins=tuple(args.builtins.split(",")))
     print(f"saved {final}")
     return 0
 
