@@ -112,7 +112,7 @@ def threads_cluster():
     """Two workers as threads of this process (so a test may patch what they call)."""
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster:
         yield cluster
 
 

@@ -164,7 +164,8 @@ def _local_cluster(workers: int = 2):
     import logging
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address="127.0.0.1:0")
 
 
 def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5, dask: bool = False) -> dict:
