@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch", reason="the learn extra is not installed (pip install '.[learn]')")
@@ -29,7 +30,7 @@ def trained(tmp_path_factory):
     lines = []
     final = maskable_ppo.train(steps=256, out=out, eval_every=128, eval_games=2, snapshot_every=64, pool_size=2,
                                scale=0.1, seed=0, opponents=("random", "greedy"), log=lines.append, n_steps=128,
-                               batch_size=64)
+                               batch_size=64, imitation_games=3, imitation_epochs=2)
     return out, final, lines
 
 
@@ -42,6 +43,14 @@ def test_training_writes_checkpoints_and_a_learning_curve(trained):
         assert int(r["random_won"]) + int(r["random_tied"]) + int(r["random_lost"]) == 2
     assert float(rows[-1]["train_cpu_s"]) > 0
     assert any("self@" in line for line in lines)  # snapshots of the learner were drawn as opponents
+    assert any(line.startswith("imitation epoch 2") for line in lines)
+
+
+def test_imitation_data_holds_the_teachers_legal_indices():
+    xs, masks, ys = maskable_ppo.imitation_data(2)
+    assert len(xs) == len(masks) == len(ys) > 50
+    assert masks[np.arange(len(ys)), ys].all()  # every recorded index was legal where it was taken
+    assert xs.min() >= -1 and xs.max() <= 1
 
 
 def test_the_saved_model_plays_in_process_on_other_tables(trained):

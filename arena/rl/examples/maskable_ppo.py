@@ -124,9 +124,63 @@ def evaluate(policy, opponent: str, games: int, seed: int = 900_000, rules: str 
     return out
 
 
+def imitation_data(games: int, teacher: str = "greedy", seed: int = 500_000):
+    """Universal observations, masks and the teacher's indices from ``games`` games of the
+    teacher against itself (base rules, two seats; both seats recorded)."""
+    from arena.plugins import policy as builtin
+
+    from ..core import Table
+
+    table = Table("", 2, json_obs=False, obs="universal")
+    to_universal = table.universal.act_pos
+    bot = builtin(teacher)
+    xs, masks, ys = [], [], []
+    for g in range(games):
+        table.deal(seed + g)
+        game = table.game
+        rng = random.Random(seed + g)
+        while not game.is_over:
+            seat = game.to_move()
+            for native in table.chooser.indices_of(bot.choose(game, rng)):
+                obs = table.observe(seat)
+                index = int(to_universal[native])
+                xs.append(obs["observation"])
+                masks.append(obs["action_mask"].astype(bool))
+                ys.append(index)
+                table.play(index)
+    return np.array(xs), np.array(masks), np.array(ys)
+
+
+def imitate(model, data, epochs: int = 3, batch: int = 256, lr: float = 1e-3, log=print) -> None:
+    """Fit the policy's masked action distribution to the teacher's indices (cross-entropy)."""
+    import torch
+
+    xs, masks, ys = data
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    rng = np.random.default_rng(0)
+    for epoch in range(epochs):
+        order = rng.permutation(len(ys))
+        total = 0.0
+        for at in range(0, len(order), batch):
+            k = order[at:at + batch]
+            obs = torch.as_tensor(xs[k])
+            dist = policy.get_distribution(obs)
+            dist.apply_masking(masks[k])
+            loss = -dist.log_prob(torch.as_tensor(ys[k])).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(k)
+        log(f"imitation epoch {epoch + 1}: cross-entropy {total / len(ys):.3f} over {len(ys)} decisions")
+    with torch.no_grad():  # the distribution the policy keeps must hold no graph (snapshots deep-copy it)
+        policy.get_distribution(torch.as_tensor(xs[:1]))
+
+
 def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_every: int, pool_size: int,
           scale: float, seed: int, opponents=OPPONENTS, log=print, n_steps: int = 1024, batch_size: int = 256,
-          shaping: str = "progress", builtins=("greedy",)) -> Path:
+          shaping: str = "progress", builtins=("greedy",), imitation_games: int = 0,
+          learning_rate: float = 3e-4, imitation_epochs: int = 10) -> Path:
     """Train, evaluate at checkpoints into ``out/curve.csv``; the final model's path."""
     _torch_quiet()
     from sb3_contrib import MaskablePPO
@@ -138,7 +192,7 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
     out.mkdir(parents=True, exist_ok=True)
     pool = OpponentPool(builtins=builtins, size=pool_size, builtin_share=0.5, latest_share=0.3)
     venv = DummyVecEnv([lambda: make_env(pool, seed, scale, shaping)])
-    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=10, learning_rate=3e-4,
+    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=10, learning_rate=learning_rate,
                         gamma=0.99, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
                         policy_kwargs={"net_arch": [256, 256]}, verbose=0)
     curve = out / "curve.csv"
@@ -172,6 +226,12 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
                 checkpoint(n)
             return True
 
+    if imitation_games:
+        c0 = time.process_time()
+        data = imitation_data(imitation_games)
+        imitate(model, data, epochs=imitation_epochs, log=log)
+        del data
+        log(f"imitation of greedy: {imitation_games} games, {time.process_time() - c0:.0f} s CPU")
     checkpoint(0)
     model.learn(total_timesteps=steps, callback=SelfPlay())
     final = out / "final.zip"
@@ -194,6 +254,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the potential the shaped rewards follow (default progress)")
     parser.add_argument("--builtins", default="greedy",
                         help="built-in bots in the opponent pool, comma-separated (default greedy)")
+    parser.add_argument("--imitate", type=int, default=0, metavar="GAMES",
+                        help="first fit the policy to greedy's moves in this many greedy-vs-greedy games")
+    parser.add_argument("--imitate-epochs", type=int, default=10, help="passes over the imitation data")
+    parser.add_argument("--lr", type=float, default=3e-4, help="PPO's learning rate (default 3e-4)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
@@ -202,7 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         print("this example needs the learn extra: pip install '.[learn]'", file=sys.stderr)
         return 2
     final = train(args.steps, Path(args.out), args.eval_every, args.eval_games, args.snapshot_every, args.pool,
-                  args.scale, args.seed, shaping=args.shaping, builtins=tuple(args.builtins.split(",")))
+                  args.scale, args.seed, shaping=args.shaping, builtins=tuple(args.builtins.split(",")),
+                  imitation_games=args.imitate, learning_rate=args.lr,
+                  imitation_epochs=args.imitate_epochs)
     print(f"saved {final}")
     return 0
 
