@@ -324,3 +324,21 @@ def test_arena_serves_background_play_on_the_cluster(box):
     replays = [p for p in replays_dir(path).glob("*.json")]
     assert len(replays) >= len(games) >= 4  # written by the coordinator from each record
     assert_nothing_left(box)
+
+
+@pytest.mark.slow
+def test_a_run_stopped_with_games_in_flight_leaves_nothing_on_the_workers(box):
+    from arena.tournament.config import load_config
+    from arena.tournament.runner import Interrupted, run_tournament
+
+    root = box["out"]
+    cfg = load_config(tournament_yaml(root, box["bot"], root / "stopped",
+                                      f"{{type: dask, address: {box['cluster'].address}}}", rounds=4))
+
+    def ctrl_c(task, outcome):
+        raise KeyboardInterrupt  # after the first game is stored: the others are in flight
+
+    with pytest.raises(Interrupted):
+        run_tournament(cfg, progress=False, echo=lambda _t: None, on_game=ctrl_c)
+    assert games(root / "stopped")  # what was stored stays stored
+    assert_nothing_left(box)  # the games in flight end, their bots are closed, their folder goes

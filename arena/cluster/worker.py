@@ -249,15 +249,22 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
             request["log_dir"] = str(plugin.root / "logs")  # one folder per run: pooled processes stay keyed alike
         request["private_paths"] = [str(plugin.root)]
     pool = plugin.pool() if payload.get("play") != "inprocess" and payload.get("game_fn") is None else None
+    root = plugin.root
     try:
         reply = execute({**payload, "request": request}, pool)
+        if returned:
+            _collect(reply["outcome"], replay)
     finally:
         if returned:
-            _LOG_USAGE.pop(str(plugin.root / "logs"), None)  # the logs leave with the record: nothing kept here
-            if replay is not None and not replay.exists():
+            _LOG_USAGE.pop(str(root / "logs"), None)  # the logs leave with the record: nothing kept here
+            if replay is not None:
                 shutil.rmtree(replay.parent, ignore_errors=True)
-    if returned:
-        _collect(reply["outcome"], replay)
+        if plugin.root is None:
+            # the run ended (or was replaced) while this game played: its bots went back to a
+            # pool nobody will use again, and the referee may have made the folder anew
+            if pool is not None:
+                pool.close()
+            shutil.rmtree(root, ignore_errors=True)
     reply["worker"] = f"{reply['worker']} ({plugin.worker_address})" if plugin.worker_address else reply["worker"]
     return reply
 
