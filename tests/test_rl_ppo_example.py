@@ -30,7 +30,7 @@ def trained(tmp_path_factory):
     lines = []
     final = maskable_ppo.train(steps=256, out=out, eval_every=128, eval_games=2, snapshot_every=64, pool_size=2,
                                scale=0.1, seed=0, opponents=("random", "greedy"), log=lines.append, n_steps=128,
-                               batch_size=64, imitation_games=3, imitation_epochs=2)
+                               batch_size=64, imitation_games=4, imitation_epochs=2, dagger=1)
     return out, final, lines
 
 
@@ -43,7 +43,9 @@ def test_training_writes_checkpoints_and_a_learning_curve(trained):
         assert int(r["random_won"]) + int(r["random_tied"]) + int(r["random_lost"]) == 2
     assert float(rows[-1]["train_cpu_s"]) > 0
     assert any("self@" in line for line in lines)  # snapshots of the learner were drawn as opponents
-    assert any(line.startswith("imitation epoch 2") for line in lines)
+    fits = [line for line in lines if line.startswith("imitation epoch")]
+    assert len(fits) == 2 + 1  # two passes, then one more on the data the learner's moves led to
+    assert int(fits[-1].split()[-2]) > int(fits[0].split()[-2])  # the DAgger round added decisions
 
 
 def test_imitation_data_holds_the_teachers_legal_indices():
@@ -51,6 +53,14 @@ def test_imitation_data_holds_the_teachers_legal_indices():
     assert len(xs) == len(masks) == len(ys) > 50
     assert masks[np.arange(len(ys)), ys].all()  # every recorded index was legal where it was taken
     assert xs.min() >= -1 and xs.max() <= 1
+
+    def first_legal(obs, mask):
+        return int(np.flatnonzero(mask)[0])
+
+    first_legal.observation = "universal"
+    mixed = maskable_ppo.imitation_data(2, learner=first_legal, mix=0.5)
+    assert 0 < len(mixed[2]) and mixed[1][np.arange(len(mixed[2])), mixed[2]].all()
+    assert not np.array_equal(mixed[2][:len(ys)], ys[:len(mixed[2])])  # other states, other labels
 
 
 def test_the_saved_model_plays_in_process_on_other_tables(trained):
