@@ -86,7 +86,9 @@ class DaskExecutor:
         landing = Landing()
         shipper = _Shipper(client)
         client.register_plugin(ArenaWorker(self.plugin), name=self.plugin)
-        pending = as_completed([], loop=client.loop)  # the client is not the default one
+        # the client is not the default one; results are gathered on the client's event loop
+        # as games finish, so this thread never waits for a round trip to fetch one
+        pending = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
         deaths: deque = deque()  # appended on the client's event-loop thread, read here
         games_of: dict[str, str] = {}  # every submitted future's key -> its game's key
         refused: list[str] = []
@@ -132,12 +134,12 @@ class DaskExecutor:
                 followed = False
             fill()
             while inflight:
-                fut = next(pending)
+                fut, value = next(pending)
                 report_deaths()
                 _, task = inflight.pop(fut.key)
                 request = requests.pop(fut.key, None)
                 try:
-                    reply = fut.result()
+                    reply = _unwrap(fut, value)
                     reply["outcome"] = landing.land(request or {}, reply["outcome"])
                     yield task, reply
                 except TierRefused as exc:  # another worker may give the tier
@@ -194,6 +196,15 @@ class DaskExecutor:
         if self._own and self.client is not None:
             self.client.close()
             self.client = None
+
+
+def _unwrap(fut, value):
+    """A finished future's result, or raise its exception (``as_completed`` with results)."""
+    if fut.status == "error":
+        raise value[1]
+    if isinstance(value, BaseException):  # cancelled
+        raise value
+    return value
 
 
 def concrete_tier(sandbox, installed_only: bool):
