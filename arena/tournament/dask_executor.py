@@ -59,7 +59,7 @@ class DaskExecutor:
             return Client(self.address, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError) as exc:
             raise UsageError(f"cannot reach the dask scheduler at {self.address} ({_describe(exc)}); "
-                             "start one with `dask scheduler` (see docs/tournaments.md)") from None
+                             "start one with `dask scheduler` (see docs/cluster.md)") from None
 
     def run(self, tasks: Iterator, payload: Callable, stop: Callable[[], bool],
             on_death: Callable[[list, str], None]) -> Iterator[tuple]:
