@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_check import die_with_parent
 
 
 def require_box() -> None:
@@ -52,7 +53,7 @@ class BoxedCluster:
     def _spawn(self, argv: list[str], name: str) -> subprocess.Popen:
         log = open(self.folder / f"{name}.log", "wb")
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=die_with_parent)
         log.close()
         self.procs.append(proc)
         return proc

@@ -77,3 +77,13 @@ def ipc_keys() -> set[int]:
             continue
         keys.update(int(line.split()[0]) for line in lines if line.split())
     return keys
+
+
+def die_with_parent() -> None:
+    """A ``preexec_fn`` for servers and helpers a test starts: the child gets SIGKILL when the
+    test's process dies, so a test run killed midway (a time-out, Ctrl-C) leaves no server
+    playing on in the background."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG

@@ -26,6 +26,7 @@ from arena.web import store  # noqa: E402
 from arena.web.package import Manifest, pack  # noqa: E402
 
 from test_web_site import Server  # noqa: E402
+from proc_check import die_with_parent
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,7 @@ class Serve(Server):
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "arena.cli", "serve", str(self.league), "--port", str(self.port),
                  "--concurrency", "1", *self.args], stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=die_with_parent,
                 cwd=self.root)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -28,6 +28,7 @@ from engine import RuleSpec  # noqa: E402
 from arena.league import League  # noqa: E402
 from arena.web import store  # noqa: E402
 from arena.web.package import pack  # noqa: E402
+from proc_check import die_with_parent
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,7 +74,7 @@ class Server:
                 [sys.executable, "-m", "arena.cli", "serve", str(self.league), "--port", str(self.port),
                  "--concurrency", "1", "--build-timeout", "60", "--check-timeout", "120",
                  "--max-upload-kib", str(MAX_UPLOAD_KIB)],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.root)
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent, cwd=self.root)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, self.log.read_text()

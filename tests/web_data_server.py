@@ -15,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from proc_check import die_with_parent
 
 
 def require(program: str) -> str:
@@ -49,6 +50,7 @@ class Serve:
             self.proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", str(self.league), "--port",
                                           str(self.port), *self.args],
                                          stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                         preexec_fn=die_with_parent,
                                          cwd=self.league.parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
