@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from arena.process.sandbox import CLONE_NEWNS, _make_bridges, _make_preexec, bridge_plan
@@ -109,6 +110,13 @@ class User:
     def processes(self) -> list[int]:
         """Live processes of the test user (none may outlive its arena)."""
         return uid_processes(self.uid) if self.root else []
+
+    def wait_gone(self, timeout: float = 5.0) -> list[int]:
+        """Wait up to ``timeout`` for the user's processes to end; those still alive."""
+        deadline = time.monotonic() + timeout
+        while self.processes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.processes()
 
     def close(self) -> None:
         shutil.rmtree(self.home, ignore_errors=True)

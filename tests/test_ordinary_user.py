@@ -112,10 +112,7 @@ def attacks(request):
         answer = user.run(USER_ARENA, env={"TEST_TIER": "" if request.param == "default" else "strict",
                                            "PROJECT": str(os.path.dirname(os.path.dirname(__file__))),
                                            "TOKEN": token, "IPC_KEY": str(key)})
-        deadline = time.monotonic() + 3
-        while user.processes() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        answer["left_processes"] = user.processes()
+        answer["left_processes"] = user.wait_gone(3)
         answer["ipc_left"] = key in ipc_keys()
         answer["litter_left"] = [p for p in (f"/tmp/{token}", f"/dev/shm/{token}") if os.path.exists(p)]
         answer["tier_param"] = request.param
@@ -274,10 +271,7 @@ def test_a_killed_arena_leaves_no_bot_behind():
         assert len(user.processes()) >= 4, "the arena, bubblewrap (two processes) and the bot run"
         coordinator.send_signal(signal.SIGKILL)
         coordinator.wait()
-        deadline = time.monotonic() + 5
-        while user.processes() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert user.processes() == []
+        assert user.wait_gone() == []
     finally:
         user.close()
 
@@ -311,9 +305,6 @@ def test_a_tournament_of_forking_bots_leaves_nothing_behind():
             """))
         assert answer["rc"] == 0, answer["err"]
         assert answer["faults"] == [] and "sandbox: strict" in answer["err"]
-        deadline = time.monotonic() + 5
-        while user.processes() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert user.processes() == []
+        assert user.wait_gone() == []
     finally:
         user.close()

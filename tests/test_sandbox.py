@@ -303,33 +303,19 @@ def test_strict_sizes_the_private_tmp_and_dev_shm():
         launch.cleanup()
 
 
-def test_a_script_loose_in_a_home_folder_brings_itself_not_the_home(tmp_path, monkeypatch):
+@pytest.mark.parametrize("how", ["script", "program"])
+def test_a_program_loose_in_a_home_folder_brings_itself_not_the_home(how, tmp_path, monkeypatch):
+    """``python ~/bot.py`` and ``~/probe``: the home's dotfiles and keys stay out of sight."""
     require_strict()
     os.chmod(tmp_path, 0o755)
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / ".ssh").mkdir()
     (tmp_path / ".ssh" / "id_rsa").write_text("a key")
-    bot = tmp_path / "bot.py"
-    bot.write_text(READER)
-    bot.chmod(0o644)
-    launch = Sandbox("strict").prepare([sys.executable, str(bot), str(tmp_path / ".ssh" / "id_rsa")])
-    try:
-        read, listed = read_lines(launch, 2)
-        assert read == b"FileNotFoundError" and int(listed) == 1, "only the script is there"
-    finally:
-        launch.cleanup()
-
-
-def test_a_program_loose_in_a_home_folder_brings_itself_not_the_home(tmp_path, monkeypatch):
-    require_strict()
-    os.chmod(tmp_path, 0o755)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    (tmp_path / ".ssh").mkdir()
-    (tmp_path / ".ssh" / "id_rsa").write_text("a key")
-    probe = tmp_path / "probe"
-    probe.write_text(f"#!{sys.executable}\n{READER}")
-    probe.chmod(0o755)
-    launch = Sandbox("strict").prepare([str(probe), str(tmp_path / ".ssh" / "id_rsa")])
+    program = tmp_path / ("bot.py" if how == "script" else "probe")
+    program.write_text(READER if how == "script" else f"#!{sys.executable}\n{READER}")
+    program.chmod(0o755)
+    argv = ([sys.executable] if how == "script" else []) + [str(program), str(tmp_path / ".ssh" / "id_rsa")]
+    launch = Sandbox("strict").prepare(argv)
     try:
         read, listed = read_lines(launch, 2)
         assert read == b"FileNotFoundError" and int(listed) == 1, "only the program is there"
