@@ -26,7 +26,6 @@ from arena.web import store  # noqa: E402
 from arena.web.package import Manifest, pack  # noqa: E402
 
 from test_web_site import Server  # noqa: E402
-from proc_check import die_with_parent
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,25 +37,7 @@ class Serve(Server):
     """:class:`test_web_site.Server` with more options for ``arena serve``."""
 
     def __init__(self, root: Path, *args: str):
-        super().__init__(root)
-        self.args = list(args)
-
-    def start(self) -> None:
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "serve", str(self.league), "--port", str(self.port),
-                 "--concurrency", "1", *self.args], stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                preexec_fn=die_with_parent,
-                cwd=self.root)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()
-            try:
-                if self.get("/api/leaderboard")[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise AssertionError(f"the server did not start: {self.log.read_text()}")
+        super().__init__(root, "--concurrency", "1", *args)
 
     def html(self, path: str) -> tuple[int, str]:
         status, body, _ = self.request("GET", path)

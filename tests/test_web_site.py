@@ -8,8 +8,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tarfile
@@ -28,18 +26,12 @@ from engine import RuleSpec  # noqa: E402
 from arena.league import League  # noqa: E402
 from arena.web import store  # noqa: E402
 from arena.web.package import pack  # noqa: E402
-from proc_check import die_with_parent
+from web_data_server import Serve  # noqa: E402
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples" / "packages"
 MAX_UPLOAD_KIB = 256
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def package(files: dict[str, str], mode: int = 0o644) -> bytes:
@@ -59,50 +51,20 @@ def manifest(name: str, run: str, build: str | None = None, toolchain: str = "py
     return text + (f'build = "{build}"\n' if build else "")
 
 
-class Server:
-    def __init__(self, root: Path):
+class Server(Serve):
+    """``arena serve`` of the site tests: one game at a time, short build and check limits, a
+    small upload cap (or the options given); requests answer ``(status, body, headers)``."""
+
+    def __init__(self, root: Path, *args: str):
+        super().__init__(root / "league.db", *(args or ("--concurrency", "1", "--build-timeout", "60",
+                                                         "--check-timeout", "120", "--max-upload-kib", str(MAX_UPLOAD_KIB))))
         self.root = root
-        self.league = root / "league.db"
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = root / "serve.log"
-        self.proc: subprocess.Popen | None = None
 
-    def start(self) -> None:
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "arena.cli", "serve", str(self.league), "--port", str(self.port),
-                 "--concurrency", "1", "--build-timeout", "60", "--check-timeout", "120",
-                 "--max-upload-kib", str(MAX_UPLOAD_KIB)],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent, cwd=self.root)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()
-            try:
-                if self.get("/api/leaderboard")[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise AssertionError(f"the server did not start: {self.log.read_text()}")
-
-    def stop(self) -> int | None:
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else None
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            return self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-            return None
+    def start(self, timeout: float = 60) -> "Server":
+        return super().start(timeout)
 
     def request(self, method: str, path: str, data: bytes | None = None, headers: dict | None = None):
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers or {})
-        try:
-            with urllib.request.urlopen(req, timeout=60) as resp:
-                return resp.status, resp.read(), resp.headers
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read(), exc.headers
+        return self.exchange(method, path, data, headers)
 
     def get(self, path: str):
         status, body, _ = self.request("GET", path)

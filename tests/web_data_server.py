@@ -35,7 +35,8 @@ def free_port() -> int:
 
 
 class Serve:
-    """``arena serve LEAGUE --port P *args`` in its own session, its output in ``serve.log``."""
+    """``arena serve LEAGUE --port P *args`` in its own session, its output in ``serve.log``
+    beside the league file; it dies with the test's process."""
 
     def __init__(self, league: Path, *args: str):
         self.league = Path(league)
@@ -74,13 +75,18 @@ class Serve:
             self.proc.wait()
             return None
 
-    def request(self, method: str, path: str, data: bytes | None = None, headers: dict | None = None):
+    def exchange(self, method: str, path: str, data: bytes | None = None, headers: dict | None = None):
+        """``(status, body, headers)`` of one HTTP request."""
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers or {})
         try:
             with urllib.request.urlopen(req, timeout=60) as resp:
-                return resp.status, resp.read()
+                return resp.status, resp.read(), resp.headers
         except urllib.error.HTTPError as exc:
-            return exc.code, exc.read()
+            return exc.code, exc.read(), exc.headers
+
+    def request(self, method: str, path: str, data: bytes | None = None, headers: dict | None = None):
+        """``(status, body)`` of one HTTP request."""
+        return self.exchange(method, path, data, headers)[:2]
 
     def api(self, method: str, path: str, data: bytes | None = None, token: str | None = None) -> tuple[int, dict]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
