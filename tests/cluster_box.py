@@ -79,6 +79,8 @@ class BoxedCluster:
 
     def add_worker(self, name: str) -> None:
         box = ["bwrap", "--bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc", "--die-with-parent"]
+        for path in installed_paths():
+            box += ["--ro-bind", str(path), str(path)]
         for path in self.hide:
             box += ["--tmpfs", str(path)]
         self._spawn(box + ["dask", "worker", self.address, "--host", "127.0.0.1", "--nworkers", "1",
@@ -100,6 +102,21 @@ class BoxedCluster:
         self.procs = []
 
 
+def installed_paths() -> list[Path]:
+    """The installed project a worker needs that the private ``/tmp`` would hide: the
+    virtual environment and the project's source folder when they lie under ``/tmp`` (a
+    checkout cloned there, as CI may do). A worker machine has the project installed; it
+    has none of the coordinator's files."""
+    import arena
+
+    tmp = Path("/tmp").resolve()
+    found = []
+    for path in (Path(sys.prefix).resolve(), Path(arena.__file__).resolve().parents[1]):
+        if path.is_relative_to(tmp) and path != tmp and not any(path.is_relative_to(f) for f in found):
+            found.append(path)
+    return found
+
+
 def worker_leftovers() -> dict:
     """Run on a worker: what is left in its private ``/tmp`` of the arena's games, and its
     child processes (bots)."""
@@ -108,12 +125,19 @@ def worker_leftovers() -> dict:
     import psutil
 
     tmp = tempfile.gettempdir()
-    arena = sorted(str(p) for p in Path(tmp).glob("**/arena-*") if not p.name.startswith("arena-sandbox-"))
-    sandbox = []
-    for folder in Path(tmp).glob("**/arena-sandbox-*"):
-        sandbox += [str(folder / n) for n in os.listdir(folder)]
+    installed = {str(p) for p in installed_paths()}
+    arena, sandbox = [], []
+    for root, dirs, files in os.walk(tmp):
+        dirs[:] = [d for d in dirs if os.path.join(root, d) not in installed]
+        for name in dirs + files:
+            if name.startswith("arena-sandbox-"):
+                sandbox += [os.path.join(root, name, n) for n in os.listdir(os.path.join(root, name))]
+            elif name.startswith("arena-"):
+                arena.append(os.path.join(root, name))
+    arena.sort()
+    sandbox.sort()
     kids = [p.pid for p in psutil.Process().children(recursive=True)]
-    return {"arena": arena, "sandbox": sorted(sandbox), "children": kids, "pid": os.getpid(),
+    return {"arena": arena, "sandbox": sandbox, "children": kids, "pid": os.getpid(),
             "python": sys.executable}
 
 
