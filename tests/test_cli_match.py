@@ -13,18 +13,9 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.tournament.config import load_config
 from arena.tournament.store import Store
+from cli_helpers import run  # noqa: E402
 
 
-def run(*args, ok=True):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    if ok:
-        assert result.exit_code == 0, result.output
-    else:
-        assert result.exit_code != 0, result.output
-        assert result.stderr.startswith("arena: "), result.stderr
-    return result
 
 
 def test_a_match_prints_each_game_and_the_pair_results_and_resumes(tmp_path):

@@ -12,9 +12,8 @@ import textwrap
 from pathlib import Path
 
 import yaml
-from typer.testing import CliRunner
 
-from arena.cli import app
+from cli_helpers import run as cli_run  # noqa: E402
 from arena.cli.match import typed_order
 from arena.tournament.config import load_config
 from arena.tournament.store import Store
@@ -24,15 +23,7 @@ PY = sys.executable
 
 
 def run(*args, ok=True):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    if ok:
-        assert result.exit_code == 0, result.output
-    else:
-        assert result.exit_code != 0, result.output
-        assert result.stderr.startswith("arena: ") and len(result.stderr.strip().splitlines()) == 1, result.stderr
-    return result
+    return cli_run(*args, ok=ok, one_line=True)
 
 
 # ---------------------------------------------------------------- 1. the SPRT's side
