@@ -30,7 +30,8 @@ def trained(tmp_path_factory):
     lines = []
     final = maskable_ppo.train(steps=256, out=out, eval_every=128, eval_games=2, snapshot_every=64, pool_size=2,
                                scale=0.1, seed=0, opponents=("random", "greedy"), log=lines.append, n_steps=128,
-                               batch_size=64, imitation_games=4, imitation_epochs=2, dagger=1)
+                               batch_size=64, imitation_games=4, imitation_epochs=2, dagger=1,
+                               eval_play=("sample", "argmax"))
     return out, final, lines
 
 
@@ -40,7 +41,9 @@ def test_training_writes_checkpoints_and_a_learning_curve(trained):
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [int(r["steps"]) for r in rows] == [0, 128, 256]
     for r in rows:
-        assert int(r["random_won"]) + int(r["random_tied"]) + int(r["random_lost"]) == 2
+        for play in ("", "argmax_"):  # sampled and most-probable play, each its own columns
+            for opp in ("random", "greedy"):
+                assert sum(int(r[f"{play}{opp}_{k}"]) for k in ("won", "tied", "lost")) == 2
     assert float(rows[-1]["train_cpu_s"]) > 0
     assert any("self@" in line for line in lines)  # snapshots of the learner were drawn as opponents
     fits = [line for line in lines if line.startswith("imitation epoch")]

@@ -196,8 +196,12 @@ def imitate(model, data, epochs: int = 3, batch: int = 256, lr: float = 1e-3, lo
 def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_every: int, pool_size: int,
           scale: float, seed: int, opponents=OPPONENTS, log=print, n_steps: int = 1024, batch_size: int = 256,
           shaping: str = "progress", builtins=("greedy",), imitation_games: int = 0,
-          learning_rate: float = 3e-4, imitation_epochs: int = 10, dagger: int = 0) -> Path:
-    """Train, evaluate at checkpoints into ``out/curve.csv``; the final model's path."""
+          learning_rate: float = 3e-4, imitation_epochs: int = 10, dagger: int = 0,
+          eval_play: tuple[str, ...] = ("sample",)) -> Path:
+    """Train, evaluate at checkpoints into ``out/curve.csv``; the final model's path.
+
+    ``eval_play`` names how the evaluated policy picks its index, ``sample`` and/or
+    ``argmax``: each gives its own columns (``argmax`` ones are prefixed ``argmax_``)."""
     _torch_quiet()
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -212,7 +216,9 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
                         gamma=0.99, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
                         policy_kwargs={"net_arch": [256, 256]}, verbose=0)
     curve = out / "curve.csv"
-    fields = ["steps", "train_cpu_s", "wall_s"] + [f"{o}_{k}" for o in opponents for k in ("won", "tied", "lost")]
+    fields = ["steps", "train_cpu_s", "wall_s"] + [f"{'' if play == 'sample' else play + '_'}{o}_{k}"
+                                                   for play in eval_play for o in opponents
+                                                   for k in ("won", "tied", "lost")]
     with curve.open("w", newline="") as f:
         csv.writer(f).writerow(fields)
     clock = {"eval_cpu": 0.0, "cpu0": time.process_time(), "wall0": time.time()}
@@ -221,13 +227,14 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
         c0 = time.process_time()
         path = out / f"step_{n}.zip"
         model.save(path)
-        frozen = TorchPolicy(copy.deepcopy(model.policy), deterministic=False)
         row = [n, round(c0 - clock["cpu0"] - clock["eval_cpu"], 1), round(time.time() - clock["wall0"], 1)]
         text = []
-        for opp in opponents:
-            r = evaluate(frozen, opp, eval_games)
-            row += [r["won"], r["tied"], r["lost"]]
-            text.append(f"{opp} {r['won']}-{r['tied']}-{r['lost']}")
+        for play in eval_play:
+            frozen = TorchPolicy(copy.deepcopy(model.policy), deterministic=play == "argmax")
+            for opp in opponents:
+                r = evaluate(frozen, opp, eval_games)
+                row += [r["won"], r["tied"], r["lost"]]
+                text.append(f"{opp} {r['won']}-{r['tied']}-{r['lost']}" + (f" ({play})" if len(eval_play) > 1 else ""))
         with curve.open("a", newline="") as f:
             csv.writer(f).writerow(row)
         clock["eval_cpu"] += time.process_time() - c0
@@ -281,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dagger", type=int, default=0, metavar="ROUNDS",
                         help="then ROUNDS times: half as many games where the policy makes half the moves, "
                              "greedy labelling the rest; refit on everything")
+    parser.add_argument("--eval-play", default="sample", choices=["sample", "argmax", "both"],
+                        help="how evaluated policies pick their index: sample (as in training), argmax, or both")
     parser.add_argument("--lr", type=float, default=3e-4, help="PPO's learning rate (default 3e-4)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -292,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     final = train(args.steps, Path(args.out), args.eval_every, args.eval_games, args.snapshot_every, args.pool,
                   args.scale, args.seed, shaping=args.shaping, builtins=tuple(args.builtins.split(",")),
                   imitation_games=args.imitate, learning_rate=args.lr,
-                  imitation_epochs=args.imitate_epochs, dagger=args.dagger)
+                  imitation_epochs=args.imitate_epochs, dagger=args.dagger,
+                  eval_play=("sample", "argmax") if args.eval_play == "both" else (args.eval_play,))
     print(f"saved {final}")
     return 0
 
