@@ -10,6 +10,7 @@ bot that registered one (the built-in bots do).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -45,24 +46,33 @@ class BotEntry:
 
 _PM: pluggy.PluginManager | None = None
 _BOTS: dict[str, BotEntry] | None = None
+_LOCK = threading.RLock()  # the threads of a Dask worker may ask at once
 
 
 def plugin_manager() -> pluggy.PluginManager:
     """The project's plugin manager, with the host's hook specifications added."""
     global _PM
-    if _PM is None:
-        from engine.variants import plugin_manager as engine_pm
-        pm = engine_pm()
-        pm.add_hookspecs(hookspecs)
-        _PM = pm
-    return _PM
+    if _PM is not None:
+        return _PM
+    with _LOCK:
+        if _PM is None:
+            from engine.variants import plugin_manager as engine_pm
+            pm = engine_pm()
+            pm.add_hookspecs(hookspecs)
+            _PM = pm
+        return _PM
 
 
 def bots() -> dict[str, BotEntry]:
     """Every registered bot by name (hooks are called once, then cached)."""
-    global _BOTS
     if _BOTS is not None:
         return _BOTS
+    with _LOCK:
+        return _BOTS if _BOTS is not None else _collect_bots()
+
+
+def _collect_bots() -> dict[str, BotEntry]:
+    global _BOTS
     pm = plugin_manager()
     found: dict[str, BotEntry] = {}
     for impl in pm.hook.arena_register_bots.get_hookimpls():

@@ -8,6 +8,7 @@ specifications to the same manager (:func:`plugin_manager`).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,19 +45,30 @@ class Variant:
 
 
 _PM: pluggy.PluginManager | None = None
+_READY = False  # set once the entry points are loaded: until then other threads wait
+_LOCK = threading.RLock()  # re-entrant: a plugin may ask for the manager while it loads
 _VARIANTS: dict[str, Variant] = {}
 
 
 def plugin_manager() -> pluggy.PluginManager:
-    """The one plugin manager of the project (created and loaded on first use)."""
-    global _PM
-    if _PM is None:
-        pm = pluggy.PluginManager(PROJECT)
-        pm.add_hookspecs(hookspecs)
-        _PM = pm
-        pm.load_setuptools_entrypoints(PROJECT)
-        _collect(pm)
-    return _PM
+    """The one plugin manager of the project (created and loaded on first use, by one
+    thread: the threads of a Dask worker may ask at once)."""
+    global _PM, _READY
+    if _READY:
+        return _PM
+    with _LOCK:
+        if _PM is None:
+            pm = pluggy.PluginManager(PROJECT)
+            pm.add_hookspecs(hookspecs)
+            _PM = pm
+            try:
+                pm.load_setuptools_entrypoints(PROJECT)
+                _collect(pm)
+            except BaseException:
+                _PM = None
+                raise
+            _READY = True
+        return _PM
 
 
 def _collect(pm: pluggy.PluginManager) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import tarfile
 from pathlib import Path
 
@@ -157,6 +158,38 @@ def test_a_worker_that_cannot_give_the_tier_passes_its_games_to_one_that_can(thr
     with pytest.raises(ArenaError, match="no worker of the cluster can give the sandbox tier"):
         run_tournament(replace(cfg, output=tmp_path / "none"), progress=False, echo=lambda _t: None)
     assert results(tmp_path / "t")
+
+
+@pytest.mark.slow
+def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(threads_cluster, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    import arena.cluster.worker as worker
+    from arena.tournament.dask_executor import DaskExecutor
+    from arena.tournament.runner import run_tournament
+    from test_tournament_dask import config, results
+
+    monkeypatch.setattr(DaskExecutor, "batch_s", 60.0)  # every game is short: max_batch games a task
+    monkeypatch.setattr(DaskExecutor, "max_batch", 4)
+    real = worker.play_remote
+    batches: list[int] = []  # the size of the batch each game was played in
+
+    def flaky(payload, bundles=None):
+        batches.append(len(sys._getframe(1).f_locals["payloads"]))  # play_batch's argument
+        if len(batches) == 9:
+            raise RuntimeError("the worker's disk is full")
+        return real(payload, bundles)
+
+    monkeypatch.setattr(worker, "play_remote", flaky)
+    cfg = replace(config(tmp_path / "t"), executor="dask", address=threads_cluster.scheduler_address,
+                  play="bots", sandbox="none", rounds=3)
+    summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
+    assert summary["failed"] == 1 and summary["stored"] == 17  # 18 games, one lost, its batch's others kept
+    assert len(batches) == 18 and len(results(tmp_path / "t")) == 17
+    assert batches[:4] == [1, 1, 1, 1] and max(batches) == 4  # single games until four have been timed
+    # the run resumed plays the failed game alone, and nothing twice
+    again = run_tournament(cfg, progress=False, echo=lambda _t: None)
+    assert again["played"] == 1 and again["failed"] == 0 and len(results(tmp_path / "t")) == 18
 
 
 @pytest.mark.slow

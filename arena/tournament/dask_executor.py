@@ -1,8 +1,10 @@
 """The cluster executor: every game is a task on a Dask distributed cluster.
 
 The coordinator (``arena run``) connects a :class:`distributed.Client` to the scheduler,
-submits games lazily (three per worker thread in flight) and stores results as they come
-back -- the database stays on the coordinator's machine. Dask itself re-runs a task whose
+submits games lazily (three tasks per worker thread in flight; once a few games have shown
+how long one takes, a task plays short games in a row, about ``batch_s`` seconds of them,
+so the scheduler's cost per task is not paid by every game) and stores results as they
+come back -- the database stays on the coordinator's machine. Dask itself re-runs a task whose
 worker died; the coordinator follows the scheduler's ``remove-worker`` events and reports
 every unexpected worker death with the games it was playing. A task that killed
 ``distributed.scheduler.allowed-failures`` workers comes back as ``KilledWorker``: it is
@@ -23,13 +25,14 @@ worker -- and when no worker can, the run stops with a sentence.
 from __future__ import annotations
 
 import hashlib
+import pickle
 import socket
 import uuid
 from collections import deque
 from typing import Callable, Iterator
 
 from ..errors import ArenaError, UsageError
-from ..cluster.worker import play_remote
+from ..cluster.worker import play_batch
 from .executors import GameFailed, _describe, count_loss
 from .schedule import WAIT
 
@@ -37,9 +40,15 @@ from .schedule import WAIT
 class DaskExecutor:
     """Games as tasks on the Dask scheduler at ``address`` (or on a given ``Client``)."""
 
-    #: games in flight per worker thread: enough that a worker never waits for the
-    #: scheduler's round trip between two games
+    #: tasks in flight per worker thread: enough that a worker never waits for the
+    #: scheduler's round trip between two tasks
     queued = 3
+    #: a task plays games in a row for about this many seconds (once a few games have shown
+    #: how long one takes): the scheduler's and the client's cost per task, a few ms of
+    #: CPU, is then shared by the games of a batch instead of paid by each short game
+    batch_s = 0.2
+    #: and never more games than this in one task
+    max_batch = 16
 
     def __init__(self, address=None, client=None, run: str | None = None):
         self.address = address
@@ -90,8 +99,15 @@ class DaskExecutor:
         # as games finish, so this thread never waits for a round trip to fetch one
         pending = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
         deaths: deque = deque()  # appended on the client's event-loop thread, read here
-        games_of: dict[str, str] = {}  # every submitted future's key -> its game's key
+        games_of: dict[str, list[str]] = {}  # every submitted future's key -> its games' keys
         refused: list[str] = []
+        walls: deque = deque(maxlen=64)  # the wall times of the latest games
+
+        def batch_size() -> int:
+            if len(walls) < 4:  # the first tasks play one game each: nothing is known yet
+                return 1
+            mean = max(sum(walls) / len(walls), 1e-3)
+            return max(1, min(self.max_batch, int(self.batch_s / mean)))
 
         def on_event(event) -> None:
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
@@ -101,30 +117,45 @@ class DaskExecutor:
         def report_deaths() -> None:
             while deaths:
                 worker, keys = deaths.popleft()
-                games = sorted(games_of[k] for k in keys if k in games_of)
+                games = sorted(g for k in keys if k in games_of for g in games_of[k])
                 if games:
                     on_death(games, f"dask worker {worker} died during {len(games)} game(s); dask runs them again")
 
         def fill():
             while len(inflight) < limit and not stop():
-                task = retry.popleft() if retry else next(tasks, None)
-                if task is None or task is WAIT:  # WAIT: the next games need results still in flight
+                group, size, task = [], batch_size(), None
+                while len(group) < size:
+                    task = retry.popleft() if retry else next(tasks, None)
+                    if task is None or task is WAIT:  # WAIT: the next games need results still in flight
+                        break
+                    group.append(task)
+                if group:
+                    submit(group)
+                if task is None or task is WAIT:
                     return
-                n = submits[task.key] = submits.get(task.key, -1) + 1
+
+        def submit(group: list) -> None:
+            sents, needed = [], {}
+            for task in group:
+                submits[task.key] = submits.get(task.key, -1) + 1
                 sent, bundles = shipper.prepare(payload(task), self.plugin)
-                allowed = None
-                if refusing:
-                    allowed = [w for w in client.scheduler_info()["workers"] if w not in refusing]
-                    if not allowed:
-                        raise UsageError(f"no worker of the cluster can give the sandbox tier the games ask for "
-                                         f"({refused[-1]}); install bubblewrap on the workers or name a tier "
-                                         "they can give")
-                fut = client.submit(play_remote, sent, bundles, key=f"game-{task.key}-{n}", pure=False,
-                                    workers=allowed, allow_other_workers=False)
-                requests[fut.key] = sent["request"]
-                inflight[fut.key] = (fut, task)
-                games_of[fut.key] = task.key
-                pending.add(fut)
+                sents.append(sent)
+                needed.update(bundles)
+            allowed = None
+            if refusing:
+                allowed = [w for w in client.scheduler_info()["workers"] if w not in refusing]
+                if not allowed:
+                    raise UsageError(f"no worker of the cluster can give the sandbox tier the games ask for "
+                                     f"({refused[-1]}); install bubblewrap on the workers or name a tier "
+                                     "they can give")
+            first = group[0].key
+            key = f"game-{first}-{submits[first]}" + (f"+{len(group) - 1}" if len(group) > 1 else "")
+            fut = client.submit(play_batch, sents, needed, key=key, pure=False,
+                                workers=allowed, allow_other_workers=False)
+            requests[fut.key] = [sent["request"] for sent in sents]
+            inflight[fut.key] = (fut, group)
+            games_of[fut.key] = [t.key for t in group]
+            pending.add(fut)
 
         try:
             try:
@@ -136,37 +167,56 @@ class DaskExecutor:
             while inflight:
                 fut, value = next(pending)
                 report_deaths()
-                _, task = inflight.pop(fut.key)
-                request = requests.pop(fut.key, None)
+                _, group = inflight.pop(fut.key)
+                sent_requests = requests.pop(fut.key, None) or [{}] * len(group)
                 try:
-                    reply = _unwrap(fut, value)
-                    reply["outcome"] = landing.land(request or {}, reply["outcome"])
-                    yield task, reply
-                except TierRefused as exc:  # another worker may give the tier
-                    refusing.add(exc.worker)
-                    refused.append(str(exc))
-                    retry.append(task)
+                    results = pickle.loads(_unwrap(fut, value))  # see play_batch
                 except CancelledError as exc:  # a bundle it needed was lost with its workers
                     shipper.lost()
-                    given_up = count_loss(task, attempts)
-                    if given_up is not None:
-                        yield task, given_up
-                    else:
-                        retry.append(task)
-                    on_death([task.key], f"the game lost what it needed with its worker ({_describe(exc)}); "
-                                         "rescheduled")
+                    for task in group:
+                        given_up = count_loss(task, attempts)
+                        if given_up is not None:
+                            yield task, given_up
+                        else:
+                            retry.append(task)
+                    on_death([t.key for t in group], f"the game lost what it needed with its worker "
+                                                     f"({_describe(exc)}); rescheduled")
                 except KilledWorker as exc:
-                    given_up = count_loss(task, attempts)
-                    if given_up is not None:
-                        yield task, given_up
-                    else:
-                        retry.append(task)
+                    for task in group:
+                        given_up = count_loss(task, attempts)
+                        if given_up is not None:
+                            yield task, given_up
+                        else:
+                            retry.append(task)
                     if not followed:  # otherwise each death was reported from its event
-                        on_death([task.key], f"dask workers died running the game ({_describe(exc)}); rescheduled")
+                        on_death([t.key for t in group], f"dask workers died running the game "
+                                                         f"({_describe(exc)}); rescheduled")
                 except ArenaError as exc:
-                    yield task, exc
+                    for task in group:
+                        yield task, exc
                 except Exception as exc:
-                    yield task, GameFailed(_describe(exc))
+                    for task in group:
+                        yield task, GameFailed(_describe(exc))
+                else:
+                    for task, request, (kind, item) in zip(group, sent_requests, results):
+                        if kind == "ok":
+                            try:
+                                item["outcome"] = landing.land(request, item["outcome"])
+                            except Exception as exc:
+                                yield task, GameFailed(_describe(exc))
+                                continue
+                            walls.append(item.get("wall_s") or 0.0)
+                            yield task, item
+                        elif kind == "error" and isinstance(item, TierRefused):  # another worker may give it
+                            refusing.add(item.worker)
+                            refused.append(str(item))
+                            retry.append(task)
+                        elif kind == "error":
+                            yield task, item
+                        elif kind == "failed":
+                            yield task, GameFailed(item)
+                        else:  # skipped: the run's plugin was gone from the worker
+                            retry.append(task)
                 fut.release()
                 if not stop():
                     fill()
