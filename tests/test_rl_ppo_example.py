@@ -51,6 +51,21 @@ def test_training_writes_checkpoints_and_a_learning_curve(trained):
     assert int(fits[-1].split()[-2]) > int(fits[0].split()[-2])  # the DAgger round added decisions
 
 
+def test_a_run_may_start_from_a_saved_model(trained, tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    _, final, _ = trained
+    maskable_ppo.train(steps=64, out=tmp_path, eval_every=64, eval_games=1, snapshot_every=64, pool_size=1,
+                       scale=0.1, seed=5, opponents=("random",), log=lambda _l: None, n_steps=64, batch_size=32,
+                       init=final)
+    start = MaskablePPO.load(tmp_path / "step_0.zip", device="cpu").policy.state_dict()
+    saved = MaskablePPO.load(final, device="cpu").policy.state_dict()
+    assert start.keys() == saved.keys() and all(torch.equal(start[k], saved[k]) for k in start)
+    after = MaskablePPO.load(tmp_path / "final.zip", device="cpu").policy.state_dict()
+    assert not all(torch.equal(after[k], saved[k]) for k in after)  # and it trained from there
+
+
 def test_imitation_data_holds_the_teachers_legal_indices():
     xs, masks, ys = maskable_ppo.imitation_data(2)
     assert len(xs) == len(masks) == len(ys) > 50

@@ -197,11 +197,13 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
           scale: float, seed: int, opponents=OPPONENTS, log=print, n_steps: int = 1024, batch_size: int = 256,
           shaping: str = "progress", builtins=("greedy",), imitation_games: int = 0,
           learning_rate: float = 3e-4, imitation_epochs: int = 10, dagger: int = 0,
-          eval_play: tuple[str, ...] = ("sample",)) -> Path:
+          eval_play: tuple[str, ...] = ("sample",), init: Path | None = None) -> Path:
     """Train, evaluate at checkpoints into ``out/curve.csv``; the final model's path.
 
     ``eval_play`` names how the evaluated policy picks its index, ``sample`` and/or
-    ``argmax``: each gives its own columns (``argmax`` ones are prefixed ``argmax_``)."""
+    ``argmax``: each gives its own columns (``argmax`` ones are prefixed ``argmax_``).
+    ``init``: start from the policy of a model saved before (a checkpoint of another run,
+    an imitation fit) instead of a fresh one."""
     _torch_quiet()
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -215,6 +217,8 @@ def train(steps: int, out: Path, eval_every: int, eval_games: int, snapshot_ever
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=10, learning_rate=learning_rate,
                         gamma=0.99, gae_lambda=0.95, ent_coef=0.01, seed=seed, device="cpu",
                         policy_kwargs={"net_arch": [256, 256]}, verbose=0)
+    if init is not None:
+        model.policy.load_state_dict(MaskablePPO.load(init, device="cpu").policy.state_dict())
     curve = out / "curve.csv"
     fields = ["steps", "train_cpu_s", "wall_s"] + [f"{'' if play == 'sample' else play + '_'}{o}_{k}"
                                                    for play in eval_play for o in opponents
@@ -290,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
                              "greedy labelling the rest; refit on everything")
     parser.add_argument("--eval-play", default="sample", choices=["sample", "argmax", "both"],
                         help="how evaluated policies pick their index: sample (as in training), argmax, or both")
+    parser.add_argument("--init", type=Path, default=None, metavar="MODEL",
+                        help="start from the policy of a saved model (a checkpoint, e.g. another run's step_0.zip)")
     parser.add_argument("--lr", type=float, default=3e-4, help="PPO's learning rate (default 3e-4)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -302,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
                   args.scale, args.seed, shaping=args.shaping, builtins=tuple(args.builtins.split(",")),
                   imitation_games=args.imitate, learning_rate=args.lr,
                   imitation_epochs=args.imitate_epochs, dagger=args.dagger,
-                  eval_play=("sample", "argmax") if args.eval_play == "both" else (args.eval_play,))
+                  eval_play=("sample", "argmax") if args.eval_play == "both" else (args.eval_play,),
+                  init=args.init)
     print(f"saved {final}")
     return 0
 
