@@ -2,7 +2,7 @@
 
 The coordinator (``arena run``) connects a :class:`distributed.Client` to the scheduler,
 submits games lazily (three tasks per worker thread in flight; once a few games have shown
-how long one takes, a task plays short games in a row, about ``batch_s`` seconds of them,
+how long one takes, a task plays short games in a row, at most about ``batch_s`` seconds of them,
 so the scheduler's cost per task is not paid by every game) and stores results as they
 come back -- the database stays on the coordinator's machine. Dask itself re-runs a task whose
 worker died; the coordinator follows the scheduler's ``remove-worker`` events and reports
@@ -43,10 +43,10 @@ class DaskExecutor:
     #: tasks in flight per worker thread: enough that a worker never waits for the
     #: scheduler's round trip between two tasks
     queued = 3
-    #: a task plays games in a row for about this many seconds (once a few games have shown
-    #: how long one takes): the scheduler's and the client's cost per task, a few ms of
+    #: a task plays games in a row for at most about this many seconds (judged by the slowest
+    #: of the latest games, once a few have been timed): the scheduler's and the client's cost per task, a few ms of
     #: CPU, is then shared by the games of a batch instead of paid by each short game
-    batch_s = 0.2
+    batch_s = 0.3
     #: and never more games than this in one task
     max_batch = 16
 
@@ -106,8 +106,10 @@ class DaskExecutor:
         def batch_size() -> int:
             if len(walls) < 4:  # the first tasks play one game each: nothing is known yet
                 return 1
-            mean = max(sum(walls) / len(walls), 1e-3)
-            return max(1, min(self.max_batch, int(self.batch_s / mean)))
+            # sized by the slowest recent game: a tournament whose pairings differ in speed
+            # (random against random, planner against planner) never packs slow games
+            longest = max(max(walls), 1e-3)
+            return max(1, min(self.max_batch, int(self.batch_s / longest)))
 
         def on_event(event) -> None:
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
