@@ -226,11 +226,13 @@ def test_bench_tournament_prints_the_dask_clusters_games_per_second_beside_the_l
     res = CliRunner().invoke(app, ["bench", "tournament", "--play", "bots", "--dask", "--repeat", "1", "--groups", "2"])
     assert res.exit_code == 0, res.output
     line = next(x for x in res.output.splitlines() if x.strip().startswith("dask, 2 workers"))
-    assert "games/s beside the local executor's" in line and line.rstrip().endswith("%")
+    assert "games/s beside the local executor's" in line and "run for run: median" in line
     res = CliRunner().invoke(app, ["bench", "tournament", "--play", "bots", "--dask", "--repeat", "1", "--groups", "2",
                                    "--json"])
     figures = json.loads(res.output)
     assert figures["dask_games_per_s_2"] > 0 and 0 < figures["dask_vs_local_2"]
+    low, high = figures["dask_vs_local_2_range"]
+    assert 0 < low <= figures["dask_vs_local_2_paired"] <= high  # one run: the one pair's ratio
 
 
 def test_a_bot_package_is_unpacked_and_built_once_per_worker(tmp_path):
