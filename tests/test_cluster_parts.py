@@ -235,6 +235,22 @@ def test_bench_tournament_prints_the_dask_clusters_games_per_second_beside_the_l
     assert 0 < low <= figures["dask_vs_local_2_paired"] <= high  # one run: the one pair's ratio
 
 
+@pytest.mark.slow
+def test_the_bench_cluster_starts_its_workers_without_the_profiler_and_fast_tick():
+    import dask
+    from distributed import Client
+
+    from arena.bench.tournament import QUIET_WORKERS, _local_cluster
+
+    cluster = _local_cluster(2)
+    try:
+        with Client(cluster, set_as_default=False) as client:
+            seen = client.run(lambda: {k: dask.config.get(k) for k in QUIET_WORKERS})
+    finally:
+        cluster.close()
+    assert len(seen) == 2 and all(got == QUIET_WORKERS for got in seen.values())
+
+
 def test_a_bot_package_is_unpacked_and_built_once_per_worker(tmp_path):
     from arena.cluster.worker import ArenaWorker
 
