@@ -33,7 +33,7 @@ from typing import Callable, Iterator
 
 from ..errors import ArenaError, UsageError
 from ..cluster.worker import play_batch
-from .executors import GameFailed, _describe, count_loss
+from .executors import GameFailed, _describe, count_losses
 from .schedule import WAIT
 
 
@@ -175,21 +175,15 @@ class DaskExecutor:
                     results = pickle.loads(_unwrap(fut, value))  # see play_batch
                 except CancelledError as exc:  # a bundle it needed was lost with its workers
                     shipper.lost()
-                    for task in group:
-                        given_up = count_loss(task, attempts)
-                        if given_up is not None:
-                            yield task, given_up
-                        else:
-                            retry.append(task)
+                    given_up, again = count_losses(group, attempts)
+                    yield from given_up
+                    retry.extend(again)
                     on_death([t.key for t in group], f"the game lost what it needed with its worker "
                                                      f"({_describe(exc)}); rescheduled")
                 except KilledWorker as exc:
-                    for task in group:
-                        given_up = count_loss(task, attempts)
-                        if given_up is not None:
-                            yield task, given_up
-                        else:
-                            retry.append(task)
+                    given_up, again = count_losses(group, attempts)
+                    yield from given_up
+                    retry.extend(again)
                     if not followed:  # otherwise each death was reported from its event
                         on_death([t.key for t in group], f"dask workers died running the game "
                                                          f"({_describe(exc)}); rescheduled")

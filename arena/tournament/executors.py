@@ -54,6 +54,19 @@ def count_loss(task, attempts: dict) -> WorkerLost | None:
     return None
 
 
+def count_losses(tasks, attempts: dict) -> tuple[list, list]:
+    """:func:`count_loss` for each of ``tasks`` lost together: the ``(task, WorkerLost)``
+    pairs to report, and the tasks to reschedule."""
+    given_up, again = [], []
+    for task in tasks:
+        lost = count_loss(task, attempts)
+        if lost is not None:
+            given_up.append((task, lost))
+        else:
+            again.append(task)
+    return given_up, again
+
+
 def execute(payload: dict, pool=None) -> dict:
     """Worker side: play one game with the payload's game function.
 
@@ -251,13 +264,8 @@ class LocalExecutor:
     def _replace(self, w: _Worker, attempts: dict, retry: deque, on_death) -> Iterator[tuple]:
         w.proc.join(timeout=5)
         lost = list(w.tasks)
-        again = []
-        for task in lost:
-            given_up = count_loss(task, attempts)
-            if given_up is not None:
-                yield task, given_up
-            else:
-                again.append(task)
+        given_up, again = count_losses(lost, attempts)
+        yield from given_up
         retry.extendleft(reversed(again))
         self.selector.unregister(w.conn)
         self.selector.unregister(w.proc.sentinel)
