@@ -87,7 +87,8 @@ class User:
             os.chown(script, self.uid, self.gid)
         full = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "TMPDIR": str(self.home),
                 "PYTHONPATH": f"{PROJECT}{os.pathsep}{PROJECT / 'tests'}",
-                "ARENA_INSTANCE": os.environ.get("ARENA_INSTANCE", ""), **(env or {})}
+                "ARENA_INSTANCE": os.environ.get("ARENA_INSTANCE", ""),
+                "ARENA_TEST_SHARED_UID": "0" if self.root else "1", **(env or {})}
         return subprocess.Popen([sys.executable, str(script)], cwd=self.home, env=full, preexec_fn=self._preexec(),
                                 text=True, **kwargs)
 

@@ -58,7 +58,7 @@ def test_play_prints_each_fault_in_the_table():
 def test_play_runs_the_js_example_by_command():
     res = invoke("play", "--cmd", f"node {ROOT / 'bots/examples/js/bot.js'}", "--cmd", "python -m bots.run random",
                  "--json", "--sandbox", "none")
-    out = json.loads(res.output)
+    out = json.loads(res.stdout)
     assert out["faults"] == [[], []] and out["bots"] == ["bot.js", "python"]
 
 
@@ -92,6 +92,6 @@ def test_check_bot_names_a_missing_program():
 
 def test_bench_protocol_prints_both_rates_as_json():
     res = invoke("bench", "protocol", "--json", "--decisions", "100")
-    out = json.loads(res.output)
+    out = json.loads(res.stdout)
     assert out["protocol_per_s"] > 0 and out["echo_per_s"] > 0
     assert out["ratio"] == pytest.approx(out["protocol_per_s"] / out["echo_per_s"], rel=0.01)

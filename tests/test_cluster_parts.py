@@ -55,15 +55,42 @@ def test_a_script_bundles_its_folder_and_the_command_moves_with_it(tmp_path):
     assert moved == [sys.executable, str(dest / "bot.py"), "--data", str(dest / "data.json")]
 
 
-def test_a_bundle_cannot_write_outside_its_folder(tmp_path):
+def _tar(*members) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tf:
-        info = tarfile.TarInfo("../escape.txt")
-        info.size = 1
-        tf.addfile(info, io.BytesIO(b"x"))
-    with pytest.raises(tarfile.TarError):
-        unpack(buf.getvalue(), tmp_path / "in")
+        for info in members:
+            tf.addfile(info, io.BytesIO(b"x" * info.size) if info.isfile() else None)
+    return buf.getvalue()
+
+
+def _member(name: str, kind=tarfile.REGTYPE, link: str = "", mode: int = 0o644) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname, info.mode = kind, link, mode
+    info.size = 1 if kind == tarfile.REGTYPE else 0
+    return info
+
+
+@pytest.mark.parametrize("filters", [True, False], ids=["tarfile-filters", "older-python"])
+def test_a_bundle_cannot_write_outside_its_folder(tmp_path, monkeypatch, filters):
+    if not filters:  # Python before 3.10.12 / 3.11.4 has no extraction filters: our own checks
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    elif not hasattr(tarfile, "data_filter"):
+        pytest.skip("this Python has no tarfile extraction filters")
+    for i, bad in enumerate([_member("../escape.txt"), _member("link", tarfile.SYMTYPE, "../../escape"),
+                             _member("dev", tarfile.CHRTYPE)]):
+        with pytest.raises(tarfile.TarError):
+            unpack(_tar(_member("fine.txt"), bad), tmp_path / f"in{i}")
     assert not (tmp_path / "escape.txt").exists()
+    try:  # an absolute name lands inside (the data filter strips its slash) or is refused
+        unpack(_tar(_member(str(tmp_path / "abs.txt"))), tmp_path / "in9")
+    except tarfile.TarError:
+        pass
+    assert not (tmp_path / "abs.txt").exists()
+    unpack(_tar(_member("sub", tarfile.DIRTYPE, mode=0o777), _member("sub/run.sh", mode=0o4777),
+                _member("sub/here", tarfile.SYMTYPE, "run.sh")), tmp_path / "ok")
+    run = tmp_path / "ok" / "sub" / "run.sh"
+    assert run.read_bytes() == b"x" and (tmp_path / "ok" / "sub" / "here").resolve() == run.resolve()
+    assert run.stat().st_mode & 0o7022 == 0  # no set-id bit, no group or other write
 
 
 def test_the_record_lands_its_replay_and_logs_in_the_coordinators_folder(tmp_path):
@@ -229,7 +256,7 @@ def test_bench_tournament_prints_the_dask_clusters_games_per_second_beside_the_l
     assert "games/s beside the local executor's" in line and "run for run: median" in line
     res = CliRunner().invoke(app, ["bench", "tournament", "--play", "bots", "--dask", "--repeat", "1", "--groups", "2",
                                    "--json"])
-    figures = json.loads(res.output)
+    figures = json.loads(res.stdout)
     assert figures["dask_games_per_s_2"] > 0 and 0 < figures["dask_vs_local_2"]
     low, high = figures["dask_vs_local_2_range"]
     assert 0 < low <= figures["dask_vs_local_2_paired"] <= high  # one run: the one pair's ratio

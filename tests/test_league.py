@@ -39,7 +39,7 @@ def test_league_commands_new_add_play_table_retire(league_file):
     assert result.exit_code == 0, result.output
     assert "12 games played" in result.output
     result = arena("league", "table", league_file, "--json")
-    tab = json.loads(result.output)
+    tab = json.loads(result.stdout)
     assert tab["games"] == 12 and tab["seats"] == 2
     rows = {r["name"]: r for r in tab["table"]}
     assert sum(r["games"] for r in rows.values()) == 24
@@ -176,7 +176,7 @@ def test_three_seat_league_plays_rotated_groups(tmp_path):
         arena("league", "add", path, name, "--bot", "greedy" if name != "d" else "random")
     assert arena("league", "play", path, "--games", 6, "-q").exit_code == 0
     result = arena("league", "table", path, "--json", "--bootstrap", "10")
-    tab = json.loads(result.output)
+    tab = json.loads(result.stdout)
     assert tab["games"] == 6 and "plackett-luce" in tab["ratings"]["method"]
     assert all(set(r["form"]) <= set("123=") for r in tab["table"])
 

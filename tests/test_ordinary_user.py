@@ -83,18 +83,29 @@ USER_ARENA = textwrap.dedent('''
          other={"name": "victim", "cmd": [sys.executable, MISBEHAVE, "slow", "0.1"]})
     time.sleep(0.2)
     me = os.getpid()
+    # a uid of its own (the suite ran as root): every other process of it is a leftover; the
+    # suite's own user: only what this arena started (after it, from the misbehaving bot)
+    shared = os.environ.get("ARENA_TEST_SHARED_UID") == "1"
+    since = int(open(f"/proc/{me}/stat").read().rsplit(")", 1)[1].split()[19])
     left = []
     for name in os.listdir("/proc"):
         if name.isdigit() and int(name) != me:
             try:
                 st = os.stat(f"/proc/{name}")
-                state = open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()[0]
+                fields = open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()
+                cmdline = open(f"/proc/{name}/cmdline").read().replace("\\0", " ")
             except OSError:
                 continue
-            if st.st_uid == os.getuid() and state != "Z":
-                left.append(open(f"/proc/{name}/cmdline").read().replace("\\0", " ")[:100])
+            if st.st_uid != os.getuid() or fields[0] == "Z":
+                continue
+            if shared and (int(fields[19]) < since or "misbehave" not in cmdline):
+                continue
+            left.append(cmdline[:100])
     answer["left_processes_seen_by_arena"] = left
-    answer["state_root_left"] = sorted(os.listdir(Path(os.environ["TMPDIR"]) / f"arena-sandbox-{os.getuid()}"))
+    state = Path(os.environ["TMPDIR"]) / f"arena-sandbox-{os.getuid()}"
+    # (an empty folder of cgroup records stays where this user's bots had cgroups)
+    answer["state_root_left"] = sorted(n for n in os.listdir(state)
+                                       if not (n == ".cgroups" and not os.listdir(state / n)))
     print(json.dumps(answer))
 ''')
 

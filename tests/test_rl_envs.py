@@ -219,7 +219,7 @@ def test_bench_env_reports_both_rates_from_the_same_games():
 
     result = CliRunner().invoke(app, ["bench", "env", "--games", "2", "--rules", "revised", "--json"])
     assert result.exit_code == 0, result.output
-    r = json.loads(result.output)
+    r = json.loads(result.stdout)
     assert r["rules"] == "revised" and r["games"] == 2 and r["engine_decisions"] > 20
     assert r["env_steps"] >= r["engine_decisions"]  # compound moves take several steps
     assert r["ratio_min"] <= r["ratio"] <= r["ratio_max"]

@@ -31,8 +31,14 @@ def test_play_json_records_the_strict_tier_and_its_protections():
     assert res.exit_code == 0, res.output
     record = json.loads(res.output.splitlines()[-1])["sandbox"]
     assert record["tier"] == "strict" and "requested" not in record
-    assert {"bubblewrap", "pid_namespace", "no_network", "private_tmp", "read_only_view", "cgroup_memory",
-            "cgroup_pids", "cgroup_cpu", "cpu_accounting_tree", "freezer", "tree_kill"} <= set(record["protections"])
+    from arena.process.cgroups import cgroup_layout
+
+    # caps from cgroups where this user may make them (root, a delegated scope), else the
+    # stand-ins an ordinary user gets (docs/protocol.md's tier table)
+    caps = ({"cgroup_memory", "cgroup_pids", "cgroup_cpu"} if cgroup_layout()[0]
+            else {"rss_polling", "rlimit_nproc", "cpu_throttle"})
+    assert {"bubblewrap", "pid_namespace", "no_network", "private_tmp", "read_only_view", "cpu_accounting_tree",
+            "freezer", "tree_kill"} | caps <= set(record["protections"]), record
 
 
 @pytest.fixture
@@ -97,6 +103,9 @@ def test_with_no_tier_named_a_game_runs_in_strict_and_says_so_in_one_line(monkey
 
 def test_without_bubblewrap_root_falls_back_to_basic_and_the_record_says_why(no_bwrap):
     res = play("--json")
+    if sandbox.os.geteuid() != 0:  # an ordinary user's command bots are refused instead
+        assert res.exit_code != 0 and "no sandbox tier that keeps bots away" in res.output
+        return
     assert res.exit_code == 0, res.output
     record = json.loads(res.output.splitlines()[-1])["sandbox"]
     assert record["tier"] == "basic" and record["requested"] == "auto" and record["fallback_reason"] == MISSING

@@ -14,7 +14,7 @@ from arena.cli import app
 def test_bench_tournament_json_has_the_figures():
     result = CliRunner().invoke(app, ["bench", "tournament", "--groups", "1", "--repeat", "1", "--json"])
     assert result.exit_code == 0, result.output
-    figures = json.loads(result.output)
+    figures = json.loads(result.stdout)
     assert figures["games"] == 6
     assert figures["games_per_s_1"] > 0 and figures["games_per_s_2"] > 0
     assert figures["speedup"] == figures["games_per_s_2"] / figures["games_per_s_1"]

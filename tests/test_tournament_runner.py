@@ -244,7 +244,7 @@ def test_cli_run_and_standings_json_and_csv(tmp_path):
     assert result.exit_code == 0, result.output
     assert "4 games played" in result.output and "bradley-terry" in result.output
     result = runner.invoke(app, ["standings", str(out), "--json"])
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     rows = {r["bot"]: r for r in data["standings"]}
     assert rows["greedy"]["games"] == rows["random"]["games"] == 4
     assert data["ratings"]["anchor"] == "random" and rows["random"]["elo"] == 0.0

@@ -172,7 +172,39 @@ def rewrite(argv: list[str], folder: str, target: str) -> list[str]:
 
 
 def unpack(data: bytes, dest: Path) -> None:
-    """Unpack a bundle into ``dest`` (created), trusting nothing in it (tarfile's ``data`` filter)."""
+    """Unpack a bundle into ``dest`` (created), trusting nothing in it (tarfile's ``data``
+    filter; on a Python without extraction filters, :func:`_data_members` checks the same)."""
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tf:
-        tf.extractall(dest, filter="data")
+        if hasattr(tarfile, "data_filter"):
+            tf.extractall(dest, filter="data")
+        else:  # Python 3.10.11-, 3.11.3- (Debian 12's 3.11.2 among them)
+            tf.extractall(dest, members=_data_members(tf, dest))
+
+
+def _data_members(tf: tarfile.TarFile, dest: Path) -> list:
+    """The members of ``tf`` as the ``data`` filter would let them through: regular files,
+    folders and links that stay inside ``dest``, no device or fifo, no set-id or
+    group/other-write bits; anything else refuses the whole bundle."""
+    root = os.path.realpath(dest)
+
+    def inside(path: str) -> bool:
+        return os.path.commonpath([root, os.path.realpath(path)]) == root
+
+    members = []
+    for m in tf.getmembers():
+        target = os.path.join(root, m.name)
+        if os.path.isabs(m.name) or not inside(target):
+            raise tarfile.OutsideDestinationError(m, target) if hasattr(tarfile, "OutsideDestinationError") \
+                else tarfile.TarError(f"{m.name!r} would land outside the bundle's folder")
+        if m.issym() and not inside(os.path.join(os.path.dirname(target), m.linkname)):
+            raise tarfile.TarError(f"{m.name!r} links outside the bundle's folder")
+        if m.islnk() and not inside(os.path.join(root, m.linkname)):
+            raise tarfile.TarError(f"{m.name!r} links outside the bundle's folder")
+        if not (m.isfile() or m.isdir() or m.issym() or m.islnk()):
+            raise tarfile.TarError(f"{m.name!r} is a device or a fifo, which a bundle may not hold")
+        m.mode &= 0o755 if m.isdir() else 0o755 if m.mode & 0o100 else 0o644
+        m.uid = m.gid = 0
+        m.uname = m.gname = ""
+        members.append(m)
+    return members

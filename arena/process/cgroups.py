@@ -368,8 +368,8 @@ def sweep_cgroups() -> int:
     layout, _ = cgroup_layout()
     removed = 0
     try:
-        records = cgroup_records()
-        names = os.listdir(records)
+        records = cgroup_records(create=False)
+        names = os.listdir(records) if records is not None else []
     except Exception:  # noqa: BLE001 - without records, the name-based sweep below still runs
         names = []
     for name in names:

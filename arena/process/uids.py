@@ -83,16 +83,24 @@ def state_root() -> Path:
     ``$TMPDIR/arena-sandbox-<uid>`` (mode 0711: a bot can enter its own folder, list none).
     One per user, so arenas of different users never meet in it; one that another user
     made first is refused with a sentence."""
+    return _own_folder(_state_path(), 0o711, "the sandbox folder")
+
+
+def _state_path() -> Path:
     base = Path(os.environ.get("ARENA_SANDBOX_ROOT") or tempfile.gettempdir())
-    return _own_folder(base / f"arena-sandbox-{os.geteuid()}", 0o711, "the sandbox folder")
+    return base / f"arena-sandbox-{os.geteuid()}"
 
 
-def cgroup_records() -> Path:
+def cgroup_records(create: bool = True) -> Path | None:
     """Where each bot cgroup is recorded while it exists (``<arena pid>-<n>``, its folders
     one a line), so that a later start removes those of a dead arena wherever they were
-    made: machine-wide for root arenas (beside the uid registry), else the user's own."""
+    made: machine-wide for root arenas (beside the uid registry), else the user's own.
+    Without ``create``, an ordinary user's folder that does not exist yet is None: a user
+    whose bots never had cgroups gets no folder for their records."""
     if os.geteuid() == 0:
         return _own_folder(registry().parent / "cgroups", 0o700, "the bot cgroup records")
+    if not create and not (_state_path() / ".cgroups").is_dir():
+        return None
     return _own_folder(state_root() / ".cgroups", 0o700, "the bot cgroup records")
 
 
