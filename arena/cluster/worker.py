@@ -289,15 +289,13 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
             break
         try:
             out.append(("ok", play_remote(payload, bundles)))
-        except ArenaError as exc:
+        except TierRefused as exc:  # the coordinator reads its worker
             out.append(("error", exc))
+        except ArenaError as exc:  # its sentence is all the coordinator reads: a plain one
+            out.append(("error", ArenaError(str(exc))))  # pickles whatever the subclass
         except Exception as exc:  # told by its description: not every exception pickles
             out.append(("failed", _describe(exc)))
-    try:
-        return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # an ArenaError subclass that does not pickle: keep its sentence
-        return pickle.dumps([(k, ArenaError(str(v)) if type(v) not in (ArenaError, TierRefused)
-                              and isinstance(v, ArenaError) else v) for k, v in out])
+    return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _collect(outcome: dict, replay: Path | None) -> None:
@@ -309,8 +307,6 @@ def _collect(outcome: dict, replay: Path | None) -> None:
             os.unlink(candidate)
         except OSError:
             pass
-    if replay is not None:
-        shutil.rmtree(replay.parent, ignore_errors=True)
     outcome["replay_path"] = None
     for seat in outcome.get("seats") or []:
         log_path = seat.get("stderr_log") if isinstance(seat, dict) else None

@@ -31,7 +31,7 @@ import uuid
 from collections import deque
 from typing import Callable, Iterator
 
-from ..errors import ArenaError, UsageError
+from ..errors import UsageError
 from ..cluster.worker import play_batch
 from .executors import GameFailed, _describe, count_losses
 from .schedule import WAIT
@@ -44,8 +44,8 @@ class DaskExecutor:
     #: scheduler's round trip between two tasks
     queued = 3
     #: a task plays games in a row for at most about this many seconds (judged by the slowest
-    #: of the latest games, once a few have been timed): the scheduler's and the client's cost per task, a few ms of
-    #: CPU, is then shared by the games of a batch instead of paid by each short game
+    #: of the latest games, once a few have been timed): the scheduler's and the client's
+    #: cost per task, a few ms of CPU, is then shared by the games of a batch
     batch_s = 0.3
     #: and never more games than this in one task
     max_batch = 16
@@ -89,8 +89,7 @@ class DaskExecutor:
         retry: deque = deque()
         attempts: dict[str, int] = {}
         submits: dict[str, int] = {}
-        inflight: dict = {}
-        requests: dict = {}  # future key -> the coordinator's request (where its files land)
+        inflight: dict = {}  # future key -> (future, its games, their requests: where files land)
         refusing: set[str] = set()  # workers that refused the run's tier
         landing = Landing()
         shipper = _Shipper(client)
@@ -136,6 +135,27 @@ class DaskExecutor:
                 if task is None or task is WAIT:
                     return
 
+        def settle(task, request: dict, kind: str, item) -> Iterator[tuple]:
+            """One game's result from :func:`play_batch`: yielded, or the game rescheduled."""
+            if kind == "ok":
+                try:
+                    item["outcome"] = landing.land(request, item["outcome"])
+                except Exception as exc:
+                    yield task, GameFailed(_describe(exc))
+                    return
+                walls.append(item.get("wall_s") or 0.0)
+                yield task, item
+            elif kind == "error" and isinstance(item, TierRefused):  # another worker may give it
+                refusing.add(item.worker)
+                refused.append(str(item))
+                retry.append(task)
+            elif kind == "error":
+                yield task, item
+            elif kind == "failed":
+                yield task, GameFailed(item)
+            else:  # skipped: the run's plugin was gone from the worker
+                retry.append(task)
+
         def submit(group: list) -> None:
             sents, needed = [], {}
             for task in group:
@@ -154,8 +174,7 @@ class DaskExecutor:
             key = f"game-{first}-{submits[first]}" + (f"+{len(group) - 1}" if len(group) > 1 else "")
             fut = client.submit(play_batch, sents, needed, key=key, pure=False,
                                 workers=allowed, allow_other_workers=False)
-            requests[fut.key] = [sent["request"] for sent in sents]
-            inflight[fut.key] = (fut, group)
+            inflight[fut.key] = (fut, group, [sent["request"] for sent in sents])
             games_of[fut.key] = [t.key for t in group]
             pending.add(fut)
 
@@ -169,8 +188,7 @@ class DaskExecutor:
             while inflight:
                 fut, value = next(pending)
                 report_deaths()
-                _, group = inflight.pop(fut.key)
-                sent_requests = requests.pop(fut.key, None) or [{}] * len(group)
+                _, group, sent_requests = inflight.pop(fut.key)
                 try:
                     results = pickle.loads(_unwrap(fut, value))  # see play_batch
                 except CancelledError as exc:  # a bundle it needed was lost with its workers
@@ -187,37 +205,17 @@ class DaskExecutor:
                     if not followed:  # otherwise each death was reported from its event
                         on_death([t.key for t in group], f"dask workers died running the game "
                                                          f"({_describe(exc)}); rescheduled")
-                except ArenaError as exc:
-                    for task in group:
-                        yield task, exc
-                except Exception as exc:
+                except Exception as exc:  # play_batch answers each game's own failure itself
                     for task in group:
                         yield task, GameFailed(_describe(exc))
                 else:
-                    for task, request, (kind, item) in zip(group, sent_requests, results):
-                        if kind == "ok":
-                            try:
-                                item["outcome"] = landing.land(request, item["outcome"])
-                            except Exception as exc:
-                                yield task, GameFailed(_describe(exc))
-                                continue
-                            walls.append(item.get("wall_s") or 0.0)
-                            yield task, item
-                        elif kind == "error" and isinstance(item, TierRefused):  # another worker may give it
-                            refusing.add(item.worker)
-                            refused.append(str(item))
-                            retry.append(task)
-                        elif kind == "error":
-                            yield task, item
-                        elif kind == "failed":
-                            yield task, GameFailed(item)
-                        else:  # skipped: the run's plugin was gone from the worker
-                            retry.append(task)
+                    for task, request, result in zip(group, sent_requests, results):
+                        yield from settle(task, request, *result)
                 fut.release()
                 if not stop():
                     fill()
                 else:
-                    for other, _t in inflight.values():
+                    for other, *_ in inflight.values():
                         other.cancel()
                     inflight.clear()
             report_deaths()  # an event that came after its game's result
@@ -226,7 +224,7 @@ class DaskExecutor:
                 client.unsubscribe_topic("all")
             except Exception:  # the connection may be gone already
                 pass
-            for other, _t in inflight.values():
+            for other, *_ in inflight.values():
                 other.cancel()
             shipper.release()
             try:  # every worker closes the run's bot processes and deletes its folder
