@@ -331,11 +331,17 @@ def _pending_supply(chooser) -> list[int]:
 _OBSERVERS: dict = {}
 
 
+def per_rules(cache: dict, make, rules):
+    """The one ``make(rules)`` of a compiled ruleset kept in ``cache`` (by identity: an
+    entry whose ``rules`` is another object with a recycled id is made anew)."""
+    made = cache.get(id(rules))
+    if made is None or made.rules is not rules:
+        made = cache[id(rules)] = make(rules)
+    return made
+
+
 def observer(rules) -> Observer:
     """The shared :class:`Observer` of a compiled ruleset."""
-    obs = _OBSERVERS.get(id(rules))
-    if obs is None or obs.rules is not rules:
-        obs = _OBSERVERS[id(rules)] = Observer(rules)
-    return obs
+    return per_rules(_OBSERVERS, Observer, rules)
 
 

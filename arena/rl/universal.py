@@ -35,7 +35,7 @@ import numpy as np
 from engine import RuleSpec, compile_rules
 from engine.errors import ParameterError
 
-from .observe import CELLS, observer
+from .observe import CELLS, observer, per_rules
 from .spaces import GRID_SLOTS, IllegalIndex, action_index
 
 #: the largest table: its shapes come from the ghost rules
@@ -173,6 +173,7 @@ class Universal:
     """The maps between one ruleset's native arrays and the universal ones."""
 
     def __init__(self, rules):
+        self.rules = rules
         lay = _layout()
         ob = observer(rules)
         space = action_index(rules)
@@ -224,11 +225,7 @@ _UNIVERSAL: dict = {}
 
 def universal(rules) -> Universal:
     """The shared :class:`Universal` maps of a compiled ruleset."""
-    u = _UNIVERSAL.get(id(rules))
-    if u is None or u.rules is not rules:
-        u = _UNIVERSAL[id(rules)] = Universal(rules)
-        u.rules = rules
-    return u
+    return per_rules(_UNIVERSAL, Universal, rules)
 
 
 def obs_size() -> int:
