@@ -224,15 +224,24 @@ def _log_usage(log_dir: Path) -> int:
     known = _LOG_USAGE.get(str(log_dir))
     now = time.monotonic()
     if known is None or now - known[1] > LOG_RESCAN_S:
-        used = 0
-        for entry in os.scandir(log_dir):
-            if entry.name.endswith(".log"):
-                try:
-                    used += entry.stat().st_size
-                except OSError:
-                    pass
-        known = _LOG_USAGE[str(log_dir)] = [used, now]
+        known = _LOG_USAGE[str(log_dir)] = [log_bytes(log_dir), now]
     return known[0]
+
+
+def log_bytes(log_dir: Path) -> int:
+    """Bytes of the bots' ``.log`` files in ``log_dir`` now (0 where there is no such folder)."""
+    used = 0
+    try:
+        entries = list(os.scandir(log_dir))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        if entry.name.endswith(".log"):
+            try:
+                used += entry.stat().st_size
+            except OSError:
+                pass
+    return used
 
 
 def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limits) -> list[tuple[str, int]]:

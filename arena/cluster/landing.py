@@ -15,7 +15,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-DEFAULT_LOG_TOTAL_MB = 256
+from ..process.sandbox import Limits
+from ..referee import log_bytes
+
+DEFAULT_LOG_TOTAL_MB = Limits.log_total_mb
 
 
 class Landing:
@@ -27,15 +30,7 @@ class Landing:
     def _usage(self, log_dir: Path) -> int:
         key = str(log_dir)
         if key not in self.used:
-            total = 0
-            if log_dir.is_dir():
-                for entry in os.scandir(log_dir):
-                    if entry.name.endswith(".log"):
-                        try:
-                            total += entry.stat().st_size
-                        except OSError:
-                            pass
-            self.used[key] = total
+            self.used[key] = log_bytes(log_dir)
         return self.used[key]
 
     def land(self, request: dict, outcome: dict) -> dict:

@@ -22,7 +22,7 @@ off with ``json_obs=False`` for speed). Rewards come at the end of the game (``r
 ``outcome`` or ``score``, see :meth:`arena.rl.core.Table.rewards`). ``reset(seed=s)``
 deals the game ``arena play --seed s`` deals, so episodes are reproducible.
 
-``shaping="score"`` or ``"margin"`` also gives every seat, at every step,
+``shaping="score"``, ``"progress"`` or ``"margin"`` also gives every seat, at every step,
 ``shaping_scale`` times the change of its potential (:meth:`arena.rl.core.Table.potential`),
 so that a seat's rewards over a game sum to its end reward plus ``shaping_scale`` times
 its final potential. ``obs="universal"`` gives the observation and action index that are

@@ -36,7 +36,7 @@ changes them between episodes. Under ``solo`` the opponent is the rules' automat
 Observations, masks, rewards and seeds are those of :mod:`arena.rl.aec`: ``reset(seed=s)``
 deals the game ``arena play --seed s`` deals and seeds the opponents from it.
 ``obs="universal"`` gives the one shape and action index of every rule set and seat count
-(:mod:`arena.rl.universal`). ``shaping="score"`` or ``"margin"`` adds, at each step,
+(:mod:`arena.rl.universal`). ``shaping="score"``, ``"progress"`` or ``"margin"`` adds, at each step,
 ``shaping_scale`` times the change of that potential (:meth:`arena.rl.core.Table.potential`)
 since the previous step, opponents' moves included; over a game these sum to
 ``shaping_scale`` times the final potential, on top of the end reward.
