@@ -20,7 +20,6 @@ import hashlib
 import io
 import os
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,17 +45,10 @@ class Bundle:
     single: str | None = None  # a loose script: the one file packed
 
 
-def _loose() -> set[str]:
-    out = {"/", "/tmp", "/var/tmp", "/home", "/root", os.path.realpath(tempfile.gettempdir())}
-    home = os.path.expanduser("~")
-    if home and home != "/":
-        out.add(os.path.realpath(home))
-    return out
-
-
 def program_folder(argv: list[str]) -> tuple[str, str | None] | None:
     """``(folder, single file or None)`` a seat's command needs from the coordinator's disk,
     or None when it runs only installed programs (found on the ``PATH``)."""
+    from ..process.sandbox import _loose_folders
     from ..tournament.config import script_of
 
     script = script_of(argv)
@@ -69,7 +61,7 @@ def program_folder(argv: list[str]) -> tuple[str, str | None] | None:
     else:
         return None
     folder = os.path.dirname(path)
-    if folder in _loose():
+    if folder in _loose_folders():  # as the sandbox shows it: a loose script brings only itself
         return folder, os.path.basename(path)
     return folder, None
 
