@@ -22,22 +22,13 @@ from pathlib import Path
 
 from engine.replay import load_replay, resimulate
 
-from ..tournament.executors import LocalExecutor
+from ..tournament.executors import make_executor
 from ..tournament.runner import Interrupted, build_request
 from ..tournament.schedule import schedule
 from .actions import action_columns, action_counts
 from .config import ExperimentConfig
 from ..progress import Ticker
 from .store import ExperimentStore
-
-
-def make_executor(kind: str, address: str | None, concurrency: int, run: str | None = None):
-    """The executor an ``executor`` field names: local worker processes or a Dask cluster."""
-    if kind == "dask":
-        from ..tournament.dask_executor import DaskExecutor
-
-        return DaskExecutor(address, run=run)
-    return LocalExecutor(concurrency)
 
 
 def fingerprint(cfg: ExperimentConfig) -> dict:

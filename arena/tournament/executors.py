@@ -279,3 +279,15 @@ class LocalExecutor:
     def shutdown(self) -> None:
         """Kill the workers (games in flight are dropped)."""
         self._stop_all(kill=True)
+
+
+def make_executor(kind: str, address: str | None, concurrency: int, run: str | None = None,
+                  initializer: Callable | None = None):
+    """The executor an ``executor`` field names: local worker processes (each starting with
+    ``initializer``) or the Dask cluster at ``address`` (``run`` names the run's output, so
+    a resumed run replaces what a killed coordinator left on the workers)."""
+    if kind == "dask":
+        from .dask_executor import DaskExecutor
+
+        return DaskExecutor(address, run=run)
+    return LocalExecutor(concurrency, initializer=initializer)

@@ -21,7 +21,7 @@ from typing import Callable
 from ..errors import ArenaError
 from ..process.sandbox import announce, sweep_stale
 from .config import TournamentConfig
-from .executors import LocalExecutor, WorkerLost
+from .executors import WorkerLost, make_executor
 from .schedule import GameTask, schedule, total_games
 from .sprt import SPRT, describe, game_score
 from .standings import game_points
@@ -231,11 +231,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                "duplicates": 0, "failed": 0, "worker_deaths": 0, "game_cpu_s": 0.0, "game_wall_s": 0.0,
                "sprt": live.sprt()}
     if executor is None:
-        if cfg.executor == "dask":
-            from .dask_executor import DaskExecutor
-            executor = DaskExecutor(cfg.address, run=str(output))
-        else:
-            executor = LocalExecutor(cfg.concurrency, initializer=_die_with_parent)
+        executor = make_executor(cfg.executor, cfg.address, cfg.concurrency, run=str(output),
+                                 initializer=_die_with_parent)
     state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
 
     def payload(task: GameTask) -> dict:
