@@ -106,12 +106,7 @@ class Opponents:
     from at each reset."""
 
     def __init__(self, spec, count: int):
-        if hasattr(spec, "sample"):  # one pool for every seat
-            specs = [spec] * count
-        elif isinstance(spec, (list, tuple)):
-            specs = list(spec)
-        else:
-            specs = [spec] * count
+        specs = list(spec) if isinstance(spec, (list, tuple)) else [spec] * count  # one (pool) for every seat
         if len(specs) != count:
             raise ValueError(f"{count + 1} players need {count} opponents, got {len(specs)}")
         self.entries: list = [s if hasattr(s, "sample") else (opponent_name(s), as_opponent(s)) for s in specs]
