@@ -220,8 +220,11 @@ def test_a_bot_cannot_trace_or_read_its_opponent(tier, arena_dir):
 
 @pytest.mark.slow
 def test_120_spinners_cannot_starve_the_opponent_under_strict(arena_dir):
+    # the attacker forks its spinners in its first move, with the first ones spinning already:
+    # on a loaded machine that takes longer than the usual 2 s, and its own time is not the point
     out, report = play("strict", hostile("spin", 120), arena_dir, sandbox_options={"cpus": 1.0},
-                       rules={"variants": [], "params": {"max_rounds": 3}})
+                       rules={"variants": [], "params": {"max_rounds": 3}},
+                       time_control={"move_ms": 15000, "startup_ms": 10000})
     assert report["spinners"] == 120
     assert out["seats"][0]["faults"] == []
     # capped at one core (on an idle machine 120 spinners would take both; on a busy one less)
