@@ -209,14 +209,52 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
 
     monkeypatch.setattr(worker, "play_remote", flaky)
     cfg = replace(config(tmp_path / "t"), executor="dask", address=threads_cluster.scheduler_address,
-                  play="bots", sandbox="none", rounds=3)
+                  play="bots", sandbox="none", rounds=8)
     summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
-    assert summary["failed"] == 1 and summary["stored"] == 17  # 18 games, one lost, its batch's others kept
-    assert len(batches) == 18 and len(results(tmp_path / "t")) == 17
+    assert summary["failed"] == 1 and summary["stored"] == 47  # 48 games, one lost, its batch's others kept
+    assert len(batches) == 48 and len(results(tmp_path / "t")) == 47
     assert batches[:4] == [1, 1, 1, 1] and max(batches) == 4  # single games until four have been timed
+    # the last games, all in sight, are spread in smaller batches over both workers
+    assert batches[-1] == 1 and batches[-4:] != [4] * 4
     # the run resumed plays the failed game alone, and nothing twice
     again = run_tournament(cfg, progress=False, echo=lambda _t: None)
-    assert again["played"] == 1 and again["failed"] == 0 and len(results(tmp_path / "t")) == 18
+    assert again["played"] == 1 and again["failed"] == 0 and len(results(tmp_path / "t")) == 48
+
+
+def test_a_batch_adds_up_the_expected_times_of_its_games_and_shrinks_at_the_end():
+    from collections import deque
+
+    from arena.tournament.dask_executor import Timing, take_batch
+    from arena.tournament.schedule import GameTask
+
+    def task(i, bots):
+        return GameTask(f"g{i}", i, 0, i, bots)
+
+    fast, slow = ("random", "random-b"), ("planner", "planner-b")
+    timing = Timing()
+    assert timing.guess(task(0, fast)) is None  # nothing timed yet
+    ahead = deque(task(i, fast) for i in range(40))
+    assert len(take_batch(deque(), ahead, timing, 0.5, 16)) == 1  # a game nothing is known of plays alone
+    for i in range(4):
+        timing.add(task(i, fast), 0.05)
+    # the run's mean stands in for bots not timed yet; then their own median
+    assert timing.guess(task(0, slow)) == pytest.approx(0.05)
+    assert len(take_batch(deque(), ahead, timing, 0.5, 16)) == 10  # 10 x 50 ms
+    assert len(take_batch(deque(), ahead, timing, 0.5, 6)) == 6  # never more than asked
+    for i in range(3):
+        timing.add(task(i, slow), 2.0)
+    assert timing.guess(task(0, slow)) == 2.0 and timing.guess(task(0, fast)) == pytest.approx(0.05)
+    mixed = deque([task(0, fast), task(1, fast), task(2, slow), task(3, fast)])
+    assert [t.key for t in take_batch(deque(), mixed, timing, 0.5, 16)] == ["g0", "g1"]  # the slow game waits
+    assert [t.key for t in take_batch(deque(), mixed, timing, 0.5, 16)] == ["g2"]  # and goes alone
+    # games to play again come first
+    retry = deque([task(9, fast)])
+    assert [t.key for t in take_batch(retry, mixed, timing, 0.5, 16)] == ["g9", "g3"]
+    # every game left is in sight: at most half an even share per thread
+    left = deque(task(i, fast) for i in range(12))
+    assert len(take_batch(deque(), left, timing, 0.5, 16, threads=2)) == 3
+    left = deque(task(i, fast) for i in range(3))
+    assert len(take_batch(deque(), left, timing, 0.5, 16, threads=2)) == 1
 
 
 @pytest.mark.slow

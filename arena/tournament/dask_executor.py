@@ -2,9 +2,11 @@
 
 The coordinator (``arena run``) connects a :class:`distributed.Client` to the scheduler,
 submits games lazily (three tasks per worker thread in flight; once a few games have shown
-how long one takes, a task plays short games in a row, at most about ``batch_s`` seconds of them,
-so the scheduler's cost per task is not paid by every game) and stores results as they
-come back -- the database stays on the coordinator's machine. Dask itself re-runs a task whose
+how long one takes, a task plays short games in a row, about ``batch_s`` seconds of them by
+their expected times, so the scheduler's cost per task is not paid by every game; near the
+end of the run, or of a round that waits for its results, batches shrink so the workers
+finish together) and stores results as they come back -- the database stays on the
+coordinator's machine. Dask itself re-runs a task whose
 worker died; the coordinator follows the scheduler's ``remove-worker`` events and reports
 every unexpected worker death with the games it was playing. A task that killed
 ``distributed.scheduler.allowed-failures`` workers comes back as ``KilledWorker``: it is
@@ -27,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import socket
+import statistics
 import uuid
 from collections import deque
 from typing import Callable, Iterator
@@ -43,10 +46,10 @@ class DaskExecutor:
     #: tasks in flight per worker thread: enough that a worker never waits for the
     #: scheduler's round trip between two tasks
     queued = 3
-    #: a task plays games in a row for at most about this many seconds (judged by the slowest
-    #: of the latest games, once a few have been timed): the scheduler's and the client's
-    #: cost per task, a few ms of CPU, is then shared by the games of a batch
-    batch_s = 0.3
+    #: a task plays games in a row whose expected times add up to about this many seconds:
+    #: the cost of a task to the scheduler, the client and the worker's event loop (about
+    #: 10 ms of CPU in all, measured on a LocalCluster) is then shared by the games of a batch
+    batch_s = 0.5
     #: and never more games than this in one task
     max_batch = 16
 
@@ -100,15 +103,9 @@ class DaskExecutor:
         deaths: deque = deque()  # appended on the client's event-loop thread, read here
         games_of: dict[str, list[str]] = {}  # every submitted future's key -> its games' keys
         refused: list[str] = []
-        walls: deque = deque(maxlen=64)  # the wall times of the latest games
-
-        def batch_size() -> int:
-            if len(walls) < 4:  # the first tasks play one game each: nothing is known yet
-                return 1
-            # sized by the slowest recent game: a tournament whose pairings differ in speed
-            # (random against random, planner against planner) never packs slow games
-            longest = max(max(walls), 1e-3)
-            return max(1, min(self.max_batch, int(self.batch_s / longest)))
+        timing = Timing()
+        ahead: deque = deque()  # tasks taken from ``tasks`` and not submitted yet
+        horizon = limit * self.max_batch
 
         def on_event(event) -> None:
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
@@ -122,18 +119,23 @@ class DaskExecutor:
                 if games:
                     on_death(games, f"dask worker {worker} died during {len(games)} game(s); dask runs them again")
 
+        def look_ahead() -> bool:
+            """Take tasks into ``ahead`` up to the horizon; True when every game that can be
+            submitted now is in sight (the schedule ended, or waits for results in flight)."""
+            while len(ahead) < horizon:
+                task = next(tasks, None)
+                if task is None or task is WAIT:  # WAIT: the next games need results still in flight
+                    return True
+                ahead.append(task)
+            return False
+
         def fill():
             while len(inflight) < limit and not stop():
-                group, size, task = [], batch_size(), None
-                while len(group) < size:
-                    task = retry.popleft() if retry else next(tasks, None)
-                    if task is None or task is WAIT:  # WAIT: the next games need results still in flight
-                        break
-                    group.append(task)
-                if group:
-                    submit(group)
-                if task is None or task is WAIT:
+                in_sight = look_ahead()
+                if not retry and not ahead:
                     return
+                submit(take_batch(retry, ahead, timing, self.batch_s,
+                                  self.max_batch, threads if in_sight else None))
 
         def settle(task, request: dict, kind: str, item) -> Iterator[tuple]:
             """One game's result from :func:`play_batch`: yielded, or the game rescheduled."""
@@ -143,7 +145,7 @@ class DaskExecutor:
                 except Exception as exc:
                     yield task, GameFailed(_describe(exc))
                     return
-                walls.append(item.get("wall_s") or 0.0)
+                timing.add(task, item.get("wall_s") or 0.0)
                 yield task, item
             elif kind == "error" and isinstance(item, TierRefused):  # another worker may give it
                 refusing.add(item.worker)
@@ -240,6 +242,54 @@ class DaskExecutor:
         if self._own and self.client is not None:
             self.client.close()
             self.client = None
+
+
+def take_batch(retry: deque, ahead: deque, timing: "Timing", batch_s: float, most: int,
+               threads: int | None = None) -> list:
+    """The games of the next task, taken from ``retry`` first, then ``ahead``: games whose
+    expected times add up to about ``batch_s`` (the first always; a game nothing is known of
+    plays alone), at most ``most``. ``threads`` is given when every game left to submit is
+    in sight: the batch is then at most half of an even share of them per worker thread,
+    so the last games spread over every worker instead of waiting in one worker's batch."""
+    cap = most
+    if threads:
+        cap = min(cap, -(-(len(retry) + len(ahead)) // (2 * threads)))
+    group: list = []
+    expected = 0.0
+    while len(group) < cap and (retry or ahead):
+        source = retry if retry else ahead
+        guess = timing.guess(source[0])
+        if group and (guess is None or expected + guess > batch_s):
+            break
+        group.append(source.popleft())
+        if guess is None:
+            break
+        expected += guess
+    return group
+
+
+class Timing:
+    """What a game is expected to take, from the wall times of the games played so far: the
+    median of the latest games of the same bots (pairings differ in speed: random against
+    random, planner against planner), else the mean of the latest games of the run (a
+    game that started its bots' processes counts, so the guess errs long), else nothing
+    until four games have been timed."""
+
+    def __init__(self):
+        self.latest: deque = deque(maxlen=64)
+        self.by_bots: dict[tuple, deque] = {}
+
+    def add(self, task, wall: float) -> None:
+        self.latest.append(wall)
+        self.by_bots.setdefault(tuple(task.bots), deque(maxlen=9)).append(wall)
+
+    def guess(self, task) -> float | None:
+        own = self.by_bots.get(tuple(task.bots))
+        if own is not None and len(own) >= 3:
+            return max(statistics.median(own), 1e-3)
+        if len(self.latest) >= 4:
+            return max(statistics.fmean(self.latest), 1e-3)
+        return None
 
 
 def _unwrap(fut, value):
