@@ -21,6 +21,8 @@ and on Dask workers). The request, with its defaults::
      "pause_idle": bool,                       # False: SIGSTOP bots not on move when True
      "replay_path": str or None,               # None: no replay file
      "log_dir": str or None,                   # None: bots' stderr is not kept
+     "files_in_record": bool,                  # False: True keeps the replay and the logs out of the
+                                               # disk: the answer carries them (see below)
      "fresh_process": bool,                    # False: with a pool, reuse live bot processes
      "max_games_per_process": int,             # 100: games a pooled process plays at most
      "sandbox_options": {"memory_mb": 1024, "pids": 128, "cpu_s": 900, "nofile": 256,
@@ -30,7 +32,11 @@ and on Dask workers). The request, with its defaults::
 Each bot's stderr goes to a log of its own per game (``<game>-seat<i>-<name>.stderr.log``,
 ``<game>`` the replay's name or a unique stamp), mode 0600, kept up to ``log_kb`` per bot
 and game and ``log_total_mb`` across the folder (a tournament's logs); past either cap the
-log ends with a marker line.
+log ends with a marker line. With ``files_in_record`` (a Dask worker's games) nothing is
+written: each seat's log is kept in memory (``log_kb`` per bot and game; the folder's cap
+is the coordinator's, who writes the files) and comes back as the seat's ``stderr_text``
+beside its file name in ``stderr_log``, and the replay as ``replay_text``, with
+``replay_path`` None; ``log_dir`` and ``replay_path`` then only name the files.
 
 With a :class:`~arena.process.pool.ProcessPool` (``play_game(request, pool)``, as the
 tournament workers do), each seat takes a live process of its bot from the pool, if one is
@@ -77,7 +83,7 @@ from .errors import UsageError
 from .process.protocol import EncodedJSON, hello_message, request_message
 from .process.sandbox import Limits, Sandbox
 from .process.timecontrol import Clock, TimeControl
-from .process.transport import BotFault
+from .process.transport import BotFault, MemoryLog
 
 log = logging.getLogger(__name__)
 
@@ -182,8 +188,9 @@ def normalize(request: dict) -> dict:
         "private_paths": [str(p) for p in request.get("private_paths") or []],
         "fresh_process": bool(request.get("fresh_process", False)),
         "max_games_per_process": request.get("max_games_per_process") or DEFAULT_MAX_GAMES,
+        "files_in_record": bool(request.get("files_in_record", False)),
     }
-    if out["replay_path"] and not Path(out["replay_path"]).resolve().parent.is_dir():
+    if out["replay_path"] and not out["files_in_record"] and not Path(out["replay_path"]).resolve().parent.is_dir():
         raise BadRequest(f"cannot write the replay to {out['replay_path']}: its directory does not exist")
     if out["fault_policy"] not in FAULT_POLICIES:
         raise BadRequest(f"fault_policy must be one of {', '.join(FAULT_POLICIES)}, got {out['fault_policy']!r}")
@@ -244,17 +251,22 @@ def log_bytes(log_dir: Path) -> int:
     return used
 
 
-def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limits) -> list[tuple[str, int]]:
-    """Each seat's stderr log of this game and the bytes it may keep (per-game and folder caps)."""
+def _log_names(seats: list, replay_path: str | None) -> list[str]:
+    """The file name of each seat's stderr log of this game."""
     stem = Path(replay_path).stem if replay_path else \
         f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_log_counter)}"
+    return [f"{stem}-seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log" for i, seat in enumerate(seats)]
+
+
+def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limits) -> list[tuple[str, int]]:
+    """Each seat's stderr log of this game and the bytes it may keep (per-game and folder caps)."""
     used = _log_usage(log_dir)
     total = limits.log_total_mb << 20
     cap = max(0, min(limits.log_kb << 10, (total - used) // max(1, len(seats))))
     _LOG_USAGE[str(log_dir)][0] += cap * len(seats)  # counted as full until the next scan
     out = []
-    for i, seat in enumerate(seats):
-        path = log_dir / f"{stem}-seat{i}-{re.sub(r'[^A-Za-z0-9_.-]', '_', seat.name)}.stderr.log"
+    for name in _log_names(seats, replay_path):
+        path = log_dir / name
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             if cap < limits.log_kb << 10:
@@ -291,16 +303,19 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
     except TypeError:
         raise BadRequest(f"sandbox_options has an unknown field (fields: cgroups, {', '.join(Limits.__dataclass_fields__)})") from None
     hide = list(req["private_paths"])
-    if req["log_dir"]:
+    in_record = req["files_in_record"]
+    if req["log_dir"] and not in_record:
         hide += [req["log_dir"], str(Path(req["log_dir"]).resolve().parent)]
-    if req["replay_path"]:
+    if req["replay_path"] and not in_record:
         hide.append(str(Path(req["replay_path"]).resolve().parent))
     sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"],
                       hide=hide, installed_only=all(s["bot"] and not s["cmd"] for s in req["seats"]))
     seats = [_Seat(s["name"], Clock(tc)) for s in req["seats"]]
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
     logs = [(None, None)] * len(seats)
-    if log_dir is not None:
+    if log_dir is not None and in_record:
+        logs = [(MemoryLog(name), limits.log_kb << 10) for name in _log_names(seats, req["replay_path"])]
+    elif log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
         logs = _log_paths(log_dir, seats, req["replay_path"], limits)
     if req["fresh_process"]:
@@ -354,23 +369,29 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
                 launch.cleanup()
     sandbox_record = sandbox.record()
     replay_path = req["replay_path"]
-    replay_error = None
+    replay_error = replay_text = None
     if replay_path:
         meta = {"seats": [s.name for s in seats], "bots": [s.name for s in seats], "ready": [s.ready for s in seats],
                 "move_times": match.move_times,
                 "faults": [s.faults for s in seats], "sandbox": sandbox_record, "time_control": tc.to_json(),
                 "fault_policy": req["fault_policy"]}
+        text = json.dumps(make_replay(game, req["deal"], meta), indent=1) + "\n"
         try:
-            Path(replay_path).write_text(json.dumps(make_replay(game, req["deal"], meta), indent=1) + "\n", encoding="utf-8")
+            if in_record:
+                replay_text, replay_path = text, None
+            else:
+                Path(replay_path).write_text(text, encoding="utf-8")
         except OSError as exc:
             # The game is played: report the failure beside the result rather than lose it.
             replay_error = f"cannot write the replay to {replay_path}: {exc.strerror}"
             replay_path = None
-    return {
+    answer = {
         "result": game.result(),
         "seats": [{"name": s.name, "faults": s.faults, "moves": s.moves, "wall_ms": round(s.wall * 1000, 3),
                    "cpu_ms": round(s.cpu * 1000, 3), "max_move_ms": round(s.max_move * 1000, 3),
-                   "bot": s.ready, "discarded": s.discarded, "stderr_log": s.log, "pid": s.pid} for s in seats],
+                   "bot": s.ready, "discarded": s.discarded,
+                   "stderr_log": s.log.name if isinstance(s.log, MemoryLog) else s.log, "pid": s.pid}
+                  for s in seats],
         "sandbox": sandbox_record,
         "replay_path": replay_path,
         "replay_error": replay_error,
@@ -378,6 +399,13 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         "rules": spec.to_json(),
         "seed": req["seed"],
     }
+    if in_record:
+        if replay_text is not None:
+            answer["replay_text"] = replay_text
+        for seat, out in zip(seats, answer["seats"]):
+            if isinstance(seat.log, MemoryLog):
+                out["stderr_text"] = seat.log.text()
+    return answer
 
 
 class _Match:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -137,6 +138,38 @@ def test_flooding_stderr_is_no_fault_and_the_log_is_capped(tmp_path):
     assert out["seats"][0]["faults"] == []
     log = out["seats"][0]["stderr_log"]
     assert log and 1 << 20 <= (tmp_path / log.split("/")[-1]).stat().st_size < (1 << 20) + 200
+
+
+def test_a_game_whose_files_travel_in_its_record_writes_nothing_and_keeps_the_caps(tmp_path):
+    """A Dask worker's games: the logs stay in memory (capped per bot and game) and the
+    replay comes back as text; the log folder and the replay's folder are never made."""
+    from arena.process.pool import ProcessPool
+
+    logs, replays = tmp_path / "logs", tmp_path / "replays"
+    pool = ProcessPool()
+    try:
+        for n in (1, 2):  # a new process (it floods its stderr once), then the same process reused
+            out = play_game({"seats": [{"name": "bad", "cmd": misbehaving("flood_stderr")}, {"name": "pass", "bot": "pass"}],
+                             "seed": 5, "rules": SHORT, "sandbox": "none", "log_dir": str(logs),
+                             "replay_path": str(replays / f"g{n}.json"), "files_in_record": True,
+                             "sandbox_options": {"log_kb": 64}}, pool)
+            flooded, quiet = out["seats"]
+            assert flooded["faults"] == [] and flooded["stderr_log"] == f"g{n}-seat0-bad.stderr.log"
+            if n == 1:
+                assert 64 << 10 <= len(flooded["stderr_text"].encode()) < (64 << 10) + 200
+                assert "stderr log cut at 65536 bytes" in flooded["stderr_text"]
+            else:  # this game's own log, not the last one's
+                assert flooded["stderr_text"] == ""
+            assert quiet["stderr_log"] == f"g{n}-seat1-pass.stderr.log" and quiet["stderr_text"] == ""
+            assert out["replay_path"] is None and json.loads(out["replay_text"])["seats"] == ["bad", "pass"]
+            assert not logs.exists() and not replays.exists()
+        assert pool.stats["reused"] == 2
+    finally:
+        pool.close()
+    # without it, the same game writes its files
+    out = game(misbehaving("flood_stderr"), log_dir=str(logs), sandbox="none")
+    assert "stderr_text" not in out["seats"][0] and "replay_text" not in out
+    assert Path(out["seats"][0]["stderr_log"]).is_file()
 
 
 @pytest.mark.parametrize("escape", ["", "escape"])

@@ -238,24 +238,35 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
         seats[i]["cmd"] = rewrite(list(seats[i]["cmd"]), folder, str(target))
     request["seats"] = seats
     returned = bool(request.pop("return_files", False))
+    referee = payload.get("play") != "inprocess" and payload.get("game_fn") is None
     replay = None
-    if returned:
+    if returned and referee:
+        # the referee keeps the replay and the logs in memory and the record carries them:
+        # nothing of the game touches this worker's disk; the paths only name the files
+        # (one log folder per run: pooled processes stay keyed alike)
+        request["files_in_record"] = True
+        if request.get("replay_path"):
+            request["replay_path"] = str(plugin.root / "replays" / Path(request["replay_path"]).name)
+        if request.get("log_dir"):
+            request["log_dir"] = str(plugin.root / "logs")
+        request["private_paths"] = [str(plugin.root)]
+    elif returned:
         if request.get("replay_path"):
             # a folder per game, the file under its own name: the logs are named after it
             replay = plugin.root / "replays" / uuid.uuid4().hex / Path(request["replay_path"]).name
             replay.parent.mkdir(mode=0o700)
             request["replay_path"] = str(replay)
         if request.get("log_dir"):
-            request["log_dir"] = str(plugin.root / "logs")  # one folder per run: pooled processes stay keyed alike
+            request["log_dir"] = str(plugin.root / "logs")
         request["private_paths"] = [str(plugin.root)]
-    pool = plugin.pool() if payload.get("play") != "inprocess" and payload.get("game_fn") is None else None
+    pool = plugin.pool() if referee else None
     root = plugin.root
     try:
         reply = execute({**payload, "request": request}, pool)
-        if returned:
+        if returned and not referee:
             _collect(reply["outcome"], replay)
     finally:
-        if returned:
+        if returned and not referee:
             _LOG_USAGE.pop(str(root / "logs"), None)  # the logs leave with the record: nothing kept here
             if replay is not None:
                 shutil.rmtree(replay.parent, ignore_errors=True)

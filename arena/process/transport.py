@@ -113,6 +113,30 @@ def describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
+class MemoryLog:
+    """A bot's stderr log of one game kept in memory, under the name of the file it stands
+    for: for games whose logs travel in their record (a Dask worker's), which then touch no
+    disk for them."""
+
+    __slots__ = ("name", "data")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.data = bytearray()
+
+    def write(self, chunk: bytes) -> None:
+        self.data += chunk
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
 class LineTransport:
     """A bot process and its pipes. Use :meth:`start`, :meth:`send`, :meth:`read_line`, :meth:`close`."""
 
@@ -124,7 +148,7 @@ class LineTransport:
         self.cwd = cwd
         self.env = env
         self.preexec_fn = preexec_fn
-        self.stderr_path = Path(stderr_path) if stderr_path else None
+        self.stderr_path = stderr_path  # a path, a MemoryLog, or None: where set_log keeps stderr
         self.stderr_cap = stderr_cap
         self.max_line = max_line
         self.max_output = max_output
@@ -219,18 +243,21 @@ class LineTransport:
         finally:
             self.set_log(None, self.stderr_cap)
 
-    def set_log(self, path: str | Path | None, cap: int) -> None:
-        """From now on keep stderr in ``path`` (appended), at most ``cap`` bytes of it.
+    def set_log(self, path: "str | Path | MemoryLog | None", cap: int) -> None:
+        """From now on keep stderr in ``path`` (appended; or in a :class:`MemoryLog`), at most
+        ``cap`` bytes of it.
 
         A reused process gets each game's own log this way; ``None`` stops keeping it."""
         with self._log_lock:
             if self._sink is not None:
                 self._sink.close()
                 self._sink = None
-            self.stderr_path = Path(path) if path else None
+            self.stderr_path = path or None
             self.stderr_cap = cap
             self._kept = 0
-            if path is not None:
+            if isinstance(path, MemoryLog):
+                self._sink = path
+            elif path is not None:
                 try:
                     self._sink = open(path, "ab")
                 except OSError:
