@@ -21,7 +21,11 @@ the local executor at concurrency 2, and ``dask_vs_local_2`` is the share of the
 executor's games/s the cluster keeps (fastest against fastest), and
 ``dask_vs_local_2_paired`` the median, over the runs, of each Dask run's games/s against the
 local run played just before it: the cost of the scheduler, of shipping each game and its
-record (replay and logs included) and of the worker plugin.
+record (replay and logs included) and of the worker plugin. The machine's speed drifts
+from run to run; CPU time drifts less, so ``cpu_ms_per_game_2`` and ``dask_cpu_ms_per_game_2``
+give what a game costs in CPU on either path (the median over the runs), counted over every
+process of the run: the coordinator (with a LocalCluster, the scheduler in it), the workers
+and their bot processes.
 
 A third view needs no timing inside the run: the same games played by bare processes
 (no runner at all) give the machine's ceiling, and the runner's games/s are set against it.
@@ -29,6 +33,7 @@ A third view needs no timing inside the run: the same games played by bare proce
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import tempfile
@@ -58,18 +63,38 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _one(concurrency: int, rounds: int, play: str, address: str | None = None) -> dict:
+def _tree_cpu(pids: list[int]) -> float:
+    """CPU seconds of the processes ``pids`` and of their children they have waited for."""
+    if not pids:
+        return 0.0
+    import psutil  # with distributed, which needs it
+
+    total = 0.0
+    for pid in pids:
+        try:
+            t = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def _one(concurrency: int, rounds: int, play: str, address: str | None = None,
+         workers: list[int] | None = None) -> dict:
     """One run of the benchmark into a fresh folder: on local workers, or on the Dask
-    cluster at ``address`` (its workers' CPU time is not this process's: no CPU figure)."""
+    cluster at ``address`` whose worker processes are ``workers`` (pids on this machine)."""
     from dataclasses import replace
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         cfg = bench_config(Path(tmp) / "out", concurrency, rounds, play)
         if address is not None:
             cfg = replace(cfg, executor="dask", address=address)
-        cpu0 = _cpu()
+        cpu0, far0 = _cpu(), _tree_cpu(workers or [])
         summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
-        cpu = _cpu() - cpu0  # the workers were waited for: their CPU time is counted
+        # the workers were waited for (local ones ended, a Dask worker closed its bots):
+        # everything the run used is counted
+        cpu = _cpu() - cpu0
+        total_cpu = cpu + _tree_cpu(workers or []) - far0
         store = Store.open(cfg.output, create=False)
         stored = store.count()
         store.close()
@@ -78,6 +103,7 @@ def _one(concurrency: int, rounds: int, play: str, address: str | None = None) -
     wall = summary["elapsed_s"]
     busy = summary["game_wall_s"]
     return {"games": summary["played"], "wall_s": wall, "games_per_s": summary["played"] / wall,
+            "cpu_ms_per_game": 1000 * total_cpu / max(1, summary["played"]),
             "overhead": max(0.0, 1.0 - busy / (wall * concurrency)),
             # with bot processes the bots' CPU time is not the game function's: no CPU figure
             "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu)
@@ -174,6 +200,14 @@ def _local_cluster(workers: int = 2):
                             dashboard_address="127.0.0.1:0")
 
 
+def _worker_pids(cluster) -> list[int]:
+    """The pids of a LocalCluster's worker processes."""
+    from distributed import Client
+
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        return sorted(set(client.run(os.getpid).values()))
+
+
 #: The worker settings docs/cluster.md recommends for games: Dask's statistical profiler
 #: samples every thread's stack 100 times a second and the event-loop watchdog ticks 50
 #: times a second; idle, they cost a worker about 3.5% of a core (measured here: two
@@ -201,6 +235,7 @@ def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5,
     runs: dict = {(m, n): [] for m in modes for n in (1, 2)}
     bare: dict[int, list[dict]] = {1: [], 2: []}
     cluster = _local_cluster(2) if dask else None
+    pids = _worker_pids(cluster) if cluster is not None else []
     on_dask: list[dict] = []
     try:
         for _ in range(max(1, repeat)):
@@ -209,7 +244,7 @@ def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5,
                 for m in modes:
                     runs[m, n].append(_one(n, rounds, m))
                     if cluster is not None and n == 2 and m == play:  # the same games on two Dask
-                        on_dask.append(_one(2, rounds, play, cluster.scheduler_address))  # workers, next
+                        on_dask.append(_one(2, rounds, play, cluster.scheduler_address, pids))  # workers, next
     finally:
         if cluster is not None:
             cluster.close()
@@ -236,6 +271,8 @@ def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5,
         pairs = sorted(d["games_per_s"] / r["games_per_s"] for d, r in zip(on_dask, runs[play, 2]))
         out["dask_vs_local_2_paired"] = statistics.median(pairs)
         out["dask_vs_local_2_range"] = [pairs[0], pairs[-1]]
+        out["cpu_ms_per_game_2"] = statistics.median(r["cpu_ms_per_game"] for r in runs[play, 2])
+        out["dask_cpu_ms_per_game_2"] = statistics.median(d["cpu_ms_per_game"] for d in on_dask)
     if play == "bots":
         for n in (1, 2):
             inproc = best["inprocess", n]["games_per_s"]

@@ -86,7 +86,8 @@ def bench_tournament_cmd(
                                           "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2",
                                           "inprocess_games_per_s_1", "inprocess_games_per_s_2",
                                           "bots_vs_inprocess_1", "bots_vs_inprocess_2", "dask_games_per_s_2",
-                                          "dask_vs_local_2", "dask_vs_local_2_paired", "dask_vs_local_2_range") if k in result})
+                                          "dask_vs_local_2", "dask_vs_local_2_paired", "dask_vs_local_2_range",
+                                          "cpu_ms_per_game_2", "dask_cpu_ms_per_game_2") if k in result})
         return
     typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
                f"best of {result['repeat']} runs")
@@ -102,6 +103,9 @@ def bench_tournament_cmd(
                    f"executor's {result['games_per_s_2']:.1f} games/s: {result['dask_vs_local_2']:.1%}; "
                    f"run for run: median {result['dask_vs_local_2_paired']:.1%} "
                    f"(from {result['dask_vs_local_2_range'][0]:.1%} to {result['dask_vs_local_2_range'][1]:.1%})")
+        local_ms, dask_ms = result["cpu_ms_per_game_2"], result["dask_cpu_ms_per_game_2"]
+        typer.echo(f"  CPU per game, bots included (median of the runs): local executor {local_ms:.1f} ms, "
+                   f"dask {dask_ms:.1f} ms ({dask_ms / local_ms - 1:+.1%})")
     if "bots_vs_inprocess_2" in result:
         for n in (1, 2):
             typer.echo(f"  concurrency {n}: bot processes {result[f'games_per_s_{n}']:.1f} games/s, in-process "
