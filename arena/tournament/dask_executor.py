@@ -105,7 +105,9 @@ class DaskExecutor:
         refused: list[str] = []
         timing = Timing()
         ahead: deque = deque()  # tasks taken from ``tasks`` and not submitted yet
-        horizon = limit * self.max_batch
+        # as far ahead as a batch's end-of-run cap can matter (see take_batch): taking a task
+        # may decide something (a league pairs its next table from the results so far)
+        horizon = 2 * threads * self.max_batch
 
         def on_event(event) -> None:
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
