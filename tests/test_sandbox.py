@@ -290,16 +290,25 @@ def test_a_sandbox_folder_that_another_user_made_is_refused_with_a_sentence(tmp_
             Sandbox("basic").prepare([sys.executable, "-c", "pass"])
 
 
-def test_strict_sizes_the_private_tmp_and_dev_shm():
-    """They live in memory, which no resident-memory poll sees: a bot cannot fill it through files."""
+def test_strict_sizes_the_private_tmp_dev_shm_and_working_folder():
+    """They live in memory, which no resident-memory poll sees: a bot cannot fill it through
+    files; nor the machine's disk through its working folder, file by file under its size cap."""
     require_strict()
     launch = Sandbox("strict", Limits(tmp_mb=8)).prepare(
-        ["/bin/sh", "-c", "read x; for d in /tmp /dev/shm; do head -c 20000000 /dev/zero > $d/fill 2>/dev/null; "
-                          "echo $(wc -c < $d/fill); done"])
+        ["/bin/sh", "-c", "read x; for d in /tmp /dev/shm $PWD; do for i in 1 2 3; do "
+                          "head -c 5000000 /dev/zero > $d/fill$i 2>/dev/null; done; "
+                          "echo $(cat $d/fill* | wc -c); done; pwd; echo $HOME; read x"])
+    assert "sized_workdir" in launch.protections
+    t = LineTransport(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn, on_kill=launch.kill_extra)
+    t.start()
     try:
-        tmp, shm = read_lines(launch, 2, b"go\n")
-        assert int(tmp) <= 8 << 20 and int(shm) <= 8 << 20
+        t.send(b"go\n", time.perf_counter() + 10)
+        tmp, shm, work, pwd, home = (t.read_line(time.perf_counter() + 20)[0] for _ in range(5))
+        assert 0 < int(tmp) <= 8 << 20 and 0 < int(shm) <= 8 << 20 and 0 < int(work) <= 8 << 20
+        # at the same path as outside, where the host folder stays empty
+        assert pwd.decode() == home.decode() == launch.tmpdir and os.listdir(launch.tmpdir) == []
     finally:
+        t.close()
         launch.cleanup()
 
 

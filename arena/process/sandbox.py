@@ -88,7 +88,7 @@ class Limits:
     cpus: float = 1.0           # strict: cores a bot's whole tree may use (CFS quota); 0: no cap
     log_kb: int = 1024          # stderr kept per bot per game
     log_total_mb: int = 256     # stderr kept across a log folder (a tournament's logs)
-    tmp_mb: int = 256           # strict: size of the private /tmp and of /dev/shm, each (memory-backed)
+    tmp_mb: int = 256           # strict: size of the private /tmp, /dev/shm and working folder, each (memory-backed)
 
 
 # ---------------------------------------------------------------- capability detection
@@ -474,11 +474,14 @@ def _bwrap_sizes(bwrap: str) -> bool:
 
 
 def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], uid: int | None,
-               hide: list[str] = (), nproc: int | None = None, tmp_mb: int | None = None) -> list[str]:
+               hide: list[str] = (), nproc: int | None = None, tmp_mb: int | None = None,
+               memory_workdir: bool = False) -> list[str]:
     """The bubblewrap command that runs ``argv`` in fresh PID, IPC, UTS, network and mount
     namespaces (and a user namespace when the arena is not root): the system folders and
     ``read_only`` read-only, a private ``/tmp`` and ``/dev/shm``, ``workdir`` its only
-    writable folder, as ``uid`` without capabilities. Paths of ``hide`` that fall inside a
+    writable folder (with ``memory_workdir``, a memory-backed folder of ``tmp_mb`` at that
+    path, which nothing outside sees: else the host folder itself),
+    as ``uid`` without capabilities. Paths of ``hide`` that fall inside a
     visible folder (the results, the logs) are covered by an empty one. ``nproc`` caps the
     processes and threads of the bot's user namespace (``prlimit`` inside the sandbox, where
     the count is the bot's own); the bot's stdout is expected on descriptor 3."""
@@ -495,13 +498,16 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
     out += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/tmp",
             "--perms", "1777", *size, "--tmpfs", "/dev/shm"]
     made = {"/", "/tmp", "/dev", "/proc"}
-    for path, flag in sorted([(p, "--ro-bind") for p in read_only] + [(workdir, "--bind")]):
+    # the working folder too: a bound host folder would let a bot fill the machine's disk,
+    # file by file under its size cap
+    sized = memory_workdir and bool(size)
+    for path, flag in sorted([(p, "--ro-bind") for p in read_only] + [(workdir, "--tmpfs" if sized else "--bind")]):
         parents = list(reversed(Path(path).parents))
         for parent in map(str, parents):
             if parent not in made and not _under(parent, SYSTEM_DIRS):
                 out += ["--perms", "0755", "--dir", parent]
                 made.add(parent)
-        out += [flag, path, path]
+        out += ["--perms", "1777", *size, "--tmpfs", path] if flag == "--tmpfs" else [flag, path, path]
         made.add(path)
     for path in sorted({os.path.realpath(h) for h in hide if h}):
         # strictly inside a visible folder: the program's own folder itself stays visible
@@ -725,7 +731,7 @@ class Sandbox:
     it sees (the results, the logs, a league's file)."""
 
     def __init__(self, tier: str = "auto", limits: Limits | None = None, use_cgroups: bool = True,
-                 fallback: str | None = None, hide=(), installed_only: bool = False):
+                 fallback: str | None = None, hide=(), installed_only: bool = False, host_workdir: bool = False):
         if tier not in REQUESTABLE:
             raise SandboxError(f"unknown sandbox tier {tier!r} (tiers: {', '.join(REQUESTABLE)})")
         if fallback is not None and fallback not in TIERS:
@@ -754,6 +760,9 @@ class Sandbox:
         self.limits = limits or Limits()
         self.use_cgroups = use_cgroups
         self.hide = [str(h) for h in hide if h]
+        # strict keeps the working folder in memory, sized, unless the caller reads what the
+        # program leaves there (a build step's output)
+        self.host_workdir = host_workdir
         self.launches: list[Launch] = []
 
     def prepare(self, argv: list[str], label: str = "bot", program_dir: str | None = None) -> Launch:
@@ -912,11 +921,15 @@ class Sandbox:
         nproc = None
         if launch.uid is None and "rlimit_nproc" in launch.protections:
             nproc = self.limits.pids + 1  # the namespace's first process is bubblewrap's
+        memory_workdir = not self.host_workdir and bool(self.limits.tmp_mb) and _bwrap_sizes(exe)
         launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir, _read_only_paths(launch.argv, env, program_dir),
-                                 launch.uid, hide=self.hide, nproc=nproc, tmp_mb=self.limits.tmp_mb)
+                                 launch.uid, hide=self.hide, nproc=nproc, tmp_mb=self.limits.tmp_mb,
+                                 memory_workdir=memory_workdir)
         launch.stdout_fd3 = True
         launch.protections += ["bubblewrap", "pid_namespace", "ipc_namespace", "uts_namespace", "mount_namespace",
                                "no_network", "private_tmp", "read_only_view"]
+        if memory_workdir:
+            launch.protections.append("sized_workdir")
         if launch.uid is None:
             launch.protections.append("user_namespace")
         else:

@@ -80,7 +80,8 @@ def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: 
     and the step works on the copy: paths into ``cwd`` on the command line are moved to
     the copy, and with ``copy_back`` what the step left there is copied back into ``cwd``.
     So a step never needs to reach the folder of packages (closed to everyone else)."""
-    sandbox = Sandbox(tier, Limits(cpu_s=max(1, int(timeout_s) + 5), memory_mb=memory_mb), hide=[str(h) for h in hide])
+    sandbox = Sandbox(tier, Limits(cpu_s=max(1, int(timeout_s) + 5), memory_mb=memory_mb), hide=[str(h) for h in hide],
+                      host_workdir=cwd is not None)
     launch = sandbox.prepare(argv, label=label)
     inside = None  # the folder the step works in, when it is not ``cwd`` itself
     if cwd is not None:
