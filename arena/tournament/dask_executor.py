@@ -47,9 +47,11 @@ class DaskExecutor:
     #: scheduler's round trip between two tasks
     queued = 3
     #: a task plays games in a row whose expected times add up to about this many seconds:
-    #: the cost of a task to the scheduler, the client and the worker's event loop (about
-    #: 10 ms of CPU in all, measured on a LocalCluster) is then shared by the games of a batch
-    batch_s = 0.5
+    #: the cost of a task to the scheduler, the client and the worker's event loop (10-20 ms
+    #: of CPU in all, measured on a LocalCluster) is then shared by the games of a batch,
+    #: about 1-2% of a core; a worker that dies takes at most this much play with it (its
+    #: games are played again), and an sprt that decides drops at most this much per thread
+    batch_s = 1.0
     #: and never more games than this in one task
     max_batch = 16
 
