@@ -255,6 +255,12 @@ def test_a_batch_adds_up_the_expected_times_of_its_games_and_shrinks_at_the_end(
     assert len(take_batch(deque(), left, timing, 0.5, 16, threads=2)) == 3
     left = deque(task(i, fast) for i in range(3))
     assert len(take_batch(deque(), left, timing, 0.5, 16, threads=2)) == 1
+    # a schedule whose tasks do not name their bots: timed by the run's games
+    from types import SimpleNamespace
+
+    plain = deque(SimpleNamespace(key=f"p{i}") for i in range(8))
+    assert len(take_batch(deque(), plain, timing, 0.5, 16)) >= 1
+    timing.add(plain[0], 0.05)
 
 
 @pytest.mark.slow

@@ -285,15 +285,20 @@ class Timing:
 
     def add(self, task, wall: float) -> None:
         self.latest.append(wall)
-        self.by_bots.setdefault(tuple(task.bots), deque(maxlen=9)).append(wall)
+        self.by_bots.setdefault(_bots(task), deque(maxlen=9)).append(wall)
 
     def guess(self, task) -> float | None:
-        own = self.by_bots.get(tuple(task.bots))
+        own = self.by_bots.get(_bots(task))
         if own is not None and len(own) >= 3:
             return max(statistics.median(own), 1e-3)
         if len(self.latest) >= 4:
             return max(statistics.fmean(self.latest), 1e-3)
         return None
+
+
+def _bots(task) -> tuple:
+    """Whom a task's game seats (tasks of other schedules may not say: timed as one kind)."""
+    return tuple(getattr(task, "bots", None) or ())
 
 
 def _unwrap(fut, value):
