@@ -305,24 +305,51 @@ def test_arena_serves_background_play_on_the_cluster(box):
     with League.create(path, RuleSpec(), 2) as league:
         league.add("greedy", bot="greedy")
         league.add("databot", cmd=[sys.executable, str(box["bot"] / "bot.py")])
+    from distributed import Client
+
+    from arena.tournament.dask_executor import DaskExecutor
+
+    plugin = DaskExecutor(None, run=str(path.resolve())).plugin
+
+    def pools(dask_worker):
+        """The run's folder on this worker and how many bot processes its pools started."""
+        mine = dask_worker.plugins.get(plugin)
+        if mine is None or mine.root is None:
+            return None
+        return str(mine.root), sum(pool.stats["started"] for pool in mine.pools.values())
+
     player = Player(path, settings=Settings(pace=0), dask=box["cluster"].address)
     player.start()
+    seen = []
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            with League.open(path) as league:
-                games = league.games()
-            if len(games) >= 4:
-                break
-            assert time.monotonic() < deadline and player.thread.is_alive(), player.status
-            time.sleep(0.5)
+        with Client(box["cluster"].address, set_as_default=False) as client:
+            deadline = time.monotonic() + 180
+            while True:
+                with League.open(path) as league:
+                    games = league.games()
+                if len(games) >= 4 and not seen:  # the first round is stored
+                    seen.append(client.run(pools))
+                if len(games) >= 16:  # four rounds of two groups
+                    seen.append(client.run(pools))
+                    break
+                assert time.monotonic() < deadline and player.thread.is_alive(), player.status
+                time.sleep(0.2)
     finally:
         player.stop(60)
     with League.open(path) as league:
         games = league.games()
     assert all(not s["faults"] for g in games for s in g["seats"]), games
     replays = [p for p in replays_dir(path).glob("*.json")]
-    assert len(replays) >= len(games) >= 4  # written by the coordinator from each record
+    assert len(replays) >= len(games) >= 16  # written by the coordinator from each record
+    # the rounds shared one plugin per worker: the same folder (the databot unpacked once)
+    # and the same bot processes (two per worker at most: greedy and databot)
+    first, last = seen
+    assert any(state is not None for state in first.values()), first
+    for worker, state in last.items():
+        assert state is not None, last
+        if first.get(worker) is not None:
+            assert first[worker][0] == state[0], (first, last)
+        assert state[1] <= 2, last
     assert_nothing_left(box)
 
 

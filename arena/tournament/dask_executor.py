@@ -55,10 +55,16 @@ class DaskExecutor:
     #: and never more games than this in one task
     max_batch = 16
 
-    def __init__(self, address=None, client=None, run: str | None = None):
+    def __init__(self, address=None, client=None, run: str | None = None, keep: bool = False):
         self.address = address
         self.client = client
         self._own = client is None
+        # ``keep``: one executor for many runs (``arena serve``'s rounds): the connection, the
+        # worker plugin -- with its bot pools and unpacked, built bundles -- and the scattered
+        # bundles stay from run to run until :meth:`shutdown`
+        self.keep = keep
+        self._registered = False
+        self._shipper: "_Shipper | None" = None
         # the worker plugin's name: the same for a resumed run of the same output folder, so
         # registering it again replaces what a killed coordinator left on the workers
         ident = f"{socket.gethostname()}:{run}" if run else uuid.uuid4().hex
@@ -97,8 +103,10 @@ class DaskExecutor:
         inflight: dict = {}  # future key -> (future, its games, their requests: where files land)
         refusing: set[str] = set()  # workers that refused the run's tier
         landing = Landing()
-        shipper = _Shipper(client)
-        client.register_plugin(ArenaWorker(self.plugin), name=self.plugin)
+        shipper = self._shipper = self._shipper or _Shipper(client)
+        if not self._registered:
+            client.register_plugin(ArenaWorker(self.plugin), name=self.plugin)
+            self._registered = True
         # the client is not the default one; results are gathered on the client's event loop
         # as games finish, so this thread never waits for a round trip to fetch one
         pending = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
@@ -232,19 +240,30 @@ class DaskExecutor:
                 pass
             for other, *_ in inflight.values():
                 other.cancel()
-            shipper.release()
-            try:  # every worker closes the run's bot processes and deletes its folder
+            if not self.keep:
+                self.shutdown()
+
+    def shutdown(self) -> None:
+        """End what the runs left on the cluster: every worker closes the run's bot processes
+        and deletes its folder (the plugin is removed), the bundles are released; and close
+        the connection if this executor opened it."""
+        client = self.client
+        if client is None:
+            return
+        if self._shipper is not None:
+            self._shipper.release()
+            self._shipper = None
+        if self._registered:
+            self._registered = False
+            try:
                 client.unregister_worker_plugin(self.plugin)
             except Exception:  # the connection may be gone already
                 pass
-            if self._own:
+        if self._own:
+            try:
                 client.close()
-                self.client = None
-
-    def shutdown(self) -> None:
-        """Close the connection if this executor opened it."""
-        if self._own and self.client is not None:
-            self.client.close()
+            except Exception:  # closing is best effort
+                pass
             self.client = None
 
 
