@@ -316,7 +316,7 @@ def test_arena_serves_background_play_on_the_cluster(box):
         mine = dask_worker.plugins.get(plugin)
         if mine is None or mine.root is None:
             return None
-        return str(mine.root), sum(pool.stats["started"] for pool in mine.pools.values())
+        return str(mine.root), sum(pool.stats["started"] for pool in list(mine.pools.values()))
 
     player = Player(path, settings=Settings(pace=0), dask=box["cluster"].address)
     player.start()

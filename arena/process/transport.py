@@ -345,6 +345,10 @@ class LineTransport:
     def _crashed(self, what: str) -> BotCrashed:
         self.state = State.CLOSED
         code = self.wait(0.5)
+        if code is not None and self._err_thread is not None:
+            # its last words may still be in the pipe: the drain ends at the pipe's end (at
+            # once, unless a child of the bot still holds it open)
+            self._err_thread.join(0.5)
         tail = self.stderr_tail()
         more = f"; stderr: {tail}" if tail else ""
         return BotCrashed(f"{what}: {describe_exit(code)}{more}")
