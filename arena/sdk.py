@@ -72,6 +72,11 @@ _import_engine_first()
 from .jsonline import line as json_line, loads  # noqa: E402  (after the engine is imported)
 
 
+class MissingDecision(NotImplementedError):
+    """The bot has no answer of its own for a request: its class must implement the method
+    the message names (``act`` always; a decision without options offered needs its own)."""
+
+
 class Bot:
     """Base class of a protocol bot; override :meth:`act` and, if needed, the decisions."""
 
@@ -94,7 +99,7 @@ class Bot:
 
     def act(self, observation: dict) -> dict:
         """The R14 action to play now (``observation["actions_left"]`` actions are left)."""
-        raise NotImplementedError("a bot must implement act(observation)")
+        raise MissingDecision("a bot must implement act(observation)")
 
     def reward(self, observation: dict) -> dict:
         """The reward decision (R9.3); by default the first option offered."""
@@ -128,7 +133,7 @@ class Bot:
         if options:
             first = options[0]
             return first if isinstance(first, dict) and "type" in first else {"type": kind, "take": first}
-        raise NotImplementedError(f"{type(self).__name__} must implement {kind}() or set want_legal = True")
+        raise MissingDecision(f"{type(self).__name__} must implement {kind}() or set want_legal = True")
 
     # ------------------------------------------------------------------ the loop
     def handle(self, msg: dict) -> dict | None:
