@@ -239,34 +239,30 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
     request["seats"] = seats
     returned = bool(request.pop("return_files", False))
     referee = payload.get("play") != "inprocess" and payload.get("game_fn") is None
+    collect = returned and not referee  # a game function of its own writes files: they are read back
     replay = None
+    if returned:
+        request["private_paths"] = [str(plugin.root)]
     if returned and referee:
         # the referee keeps the replay and the logs in memory and the record carries them:
         # nothing of the game touches this worker's disk; the paths only name the files
-        # (one log folder per run: pooled processes stay keyed alike)
         request["files_in_record"] = True
-        if request.get("replay_path"):
-            request["replay_path"] = str(plugin.root / "replays" / Path(request["replay_path"]).name)
-        if request.get("log_dir"):
-            request["log_dir"] = str(plugin.root / "logs")
-        request["private_paths"] = [str(plugin.root)]
-    elif returned:
+    elif collect:
         if request.get("replay_path"):
             # a folder per game, the file under its own name: the logs are named after it
             replay = plugin.root / "replays" / uuid.uuid4().hex / Path(request["replay_path"]).name
             replay.parent.mkdir(mode=0o700)
             request["replay_path"] = str(replay)
         if request.get("log_dir"):
-            request["log_dir"] = str(plugin.root / "logs")
-        request["private_paths"] = [str(plugin.root)]
+            request["log_dir"] = str(plugin.root / "logs")  # one folder per run: pooled processes stay keyed alike
     pool = plugin.pool() if referee else None
     root = plugin.root
     try:
         reply = execute({**payload, "request": request}, pool)
-        if returned and not referee:
+        if collect:
             _collect(reply["outcome"], replay)
     finally:
-        if returned and not referee:
+        if collect:
             _LOG_USAGE.pop(str(root / "logs"), None)  # the logs leave with the record: nothing kept here
             if replay is not None:
                 shutil.rmtree(replay.parent, ignore_errors=True)

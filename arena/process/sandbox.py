@@ -495,8 +495,11 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
     # /tmp and /dev/shm live in memory: sized, or a bot could fill the machine's memory
     # through files, which no resident-memory poll sees
     size = ["--size", str(tmp_mb << 20)] if tmp_mb and _bwrap_sizes(bwrap) else []
-    out += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/tmp",
-            "--perms", "1777", *size, "--tmpfs", "/dev/shm"]
+
+    def tmpfs(path: str) -> list[str]:
+        return ["--perms", "1777", *size, "--tmpfs", path]
+
+    out += ["--proc", "/proc", "--dev", "/dev", *tmpfs("/tmp"), *tmpfs("/dev/shm")]
     made = {"/", "/tmp", "/dev", "/proc"}
     # the working folder too: a bound host folder would let a bot fill the machine's disk,
     # file by file under its size cap
@@ -507,7 +510,7 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
             if parent not in made and not _under(parent, SYSTEM_DIRS):
                 out += ["--perms", "0755", "--dir", parent]
                 made.add(parent)
-        out += ["--perms", "1777", *size, "--tmpfs", path] if flag == "--tmpfs" else [flag, path, path]
+        out += tmpfs(path) if flag == "--tmpfs" else [flag, path, path]
         made.add(path)
     for path in sorted({os.path.realpath(h) for h in hide if h}):
         # strictly inside a visible folder: the program's own folder itself stays visible

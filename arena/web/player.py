@@ -109,15 +109,6 @@ def _echo(text: str) -> None:
     (log.info if text.startswith("played ") else log.warning)(text)
 
 
-def _drop(cluster) -> None:
-    """End a kept cluster executor: the workers close its bot processes and folders."""
-    if cluster is not None:
-        try:
-            cluster.shutdown()
-        except Exception:  # the connection may be gone already
-            log.warning("closing the connection to the dask cluster failed", exc_info=True)
-
-
 class _RecordingExecutor:
     """The local executor, writing each game's replay and stopping when the server stops."""
 
@@ -221,7 +212,14 @@ class Player:
     def _loop(self) -> None:
         league = open_league(self.league_path)
         pace = float(self.settings.pace or 0)
-        cluster = None  # on a Dask cluster, one executor for every round (see below)
+        cluster = None
+        if self.dask:
+            from ..tournament.dask_executor import DaskExecutor
+
+            # one for every round: the workers keep their bot processes and the bots' unpacked
+            # (and built) packages, which a round of a few games would otherwise start and build
+            # again; after a failed round it connects afresh (the scheduler may have gone)
+            cluster = DaskExecutor(self.dask, run=str(self.league_path.resolve()), keep=True)
         try:
             self.reconciled = reconcile_replays(league)
             if self.reconciled["missing"]:
@@ -235,13 +233,6 @@ class Player:
                     self.stopping.wait(self.idle_s)
                     continue
                 self.status = "playing" + (f" ({pace:g} games a minute)" if pace else "")
-                if self.dask and cluster is None:
-                    from ..tournament.dask_executor import DaskExecutor
-
-                    # kept from round to round: the workers keep their bot processes and the
-                    # bots' unpacked (and built) packages, which a round of a few games would
-                    # otherwise start and build again
-                    cluster = DaskExecutor(self.dask, run=str(self.league_path.resolve()), keep=True)
                 executor = _RecordingExecutor(self.league_path, self.concurrency, self.stopping, self.private,
                                               self._in_flight, cluster)
                 groups = 1 if pace else self.groups_per_round
@@ -253,13 +244,15 @@ class Player:
                 except (LeagueError, ArenaError) as exc:
                     self.status = f"paused: {exc}"
                     log.warning("league round not played: %s", exc)
-                    cluster = _drop(cluster)  # connected afresh next round (the scheduler may be gone)
+                    if cluster is not None:
+                        cluster.shutdown()
                     self.stopping.wait(self.idle_s)
                     continue
                 except Exception as exc:  # keep serving; try again after a pause
                     self.status = f"paused after an error ({type(exc).__name__}: {exc})"
                     log.exception("league round failed")
-                    cluster = _drop(cluster)
+                    if cluster is not None:
+                        cluster.shutdown()
                     self.stopping.wait(self.idle_s * 6)
                     continue
                 self.rounds += 1
@@ -271,5 +264,6 @@ class Player:
                     self.stopping.wait(max(0.0, t0 + games * 60.0 / pace - time.monotonic()))
             self.status = "stopped"
         finally:
-            _drop(cluster)
+            if cluster is not None:
+                cluster.shutdown()
             league.close()
