@@ -4,8 +4,14 @@
 and on Dask workers). The request, with its defaults::
 
     {"seats": [{"name": str, "bot": registered name or None, "cmd": [argv...] or None,
-                "options": {}, "program_dir": str or None}, ...],  # required; one per seat, in seat order;
-                                               # program_dir: the bot package's folder, shown to it
+                "options": {}, "program_dir": str or None, "read_only": [str, ...],
+                "base": str or None, "time_control": {...} or None}, ...],
+                                               # required; one per seat, in seat order; cmd: the
+                                               # words as typed, paths anchored (arena.botspec), each
+                                               # program found on this machine's PATH; program_dir,
+                                               # read_only: folders shown to the bot read-only;
+                                               # base: the folder the command was typed in;
+                                               # time_control: this seat's keys over the game's
      "rules": RuleSpec JSON,                   # None: the base game
      "players": int,                           # None: len(seats)
      "seed": int,                              # 0
@@ -67,8 +73,6 @@ import logging
 import os
 import random
 import re
-import shlex
-import shutil
 import time
 from pathlib import Path
 
@@ -136,7 +140,10 @@ class _Seat:
 
 
 def resolve_command(seat: dict) -> list[str]:
-    """The argv of a seat: its registered bot's command or its ``cmd``, checked."""
+    """The argv of a seat on this machine: its registered bot's command, or its ``cmd``
+    (anchored words, see :mod:`arena.botspec`) with each program found on this machine's
+    ``PATH`` and an interpreter's shim resolved, asked in the seat's ``base`` folder."""
+    from .botspec import CommandError, locate
     from .plugins import bot_command
     bot, cmd = seat.get("bot"), seat.get("cmd")
     if bot and cmd:
@@ -145,16 +152,21 @@ def resolve_command(seat: dict) -> list[str]:
         return bot_command(bot)
     if not cmd:
         raise BadRequest(f"seat {seat.get('name')!r} needs a registered bot name or a command")
-    argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
-    if not argv or not all(isinstance(a, str) for a in argv):
+    if not isinstance(cmd, str) and not (isinstance(cmd, (list, tuple)) and all(isinstance(a, str) for a in cmd)):
         raise BadRequest(f"seat {seat.get('name')!r}: the command must be a list of strings")
-    if "/" in argv[0]:
-        if not (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
-            raise BadRequest(f"seat {seat.get('name')!r}: {argv[0]} is not an executable file")
-        argv[0] = os.path.abspath(argv[0])
-    elif shutil.which(argv[0]) is None:
-        raise BadRequest(f"seat {seat.get('name')!r}: the program {argv[0]!r} is not on the PATH")
-    return [argv[0]] + [os.path.abspath(a) if not a.startswith("-") and os.path.isfile(a) else a for a in argv[1:]]
+    base = seat.get("base")
+    try:
+        return locate(cmd, base if base and os.path.isdir(base) else None)
+    except CommandError as exc:
+        raise BadRequest(f"seat {seat.get('name')!r}: {exc}") from None
+
+
+def _seat_time_control(tc: TimeControl, seat: dict) -> TimeControl:
+    """The game's time control with the seat's own keys (a bot's ``time_control``) in place."""
+    own = seat.get("time_control")
+    if not own:
+        return tc
+    return TimeControl.from_json({**tc.to_json(), **own})
 
 
 def normalize(request: dict) -> dict:
@@ -172,7 +184,9 @@ def normalize(request: dict) -> dict:
         raise BadRequest(f"{len(seats)} seats for {players} players; give one seat per player")
     out = {
         "seats": [{"name": str(s.get("name") or s.get("bot") or f"seat{i}"), "bot": s.get("bot"), "cmd": s.get("cmd"),
-                   "options": dict(s.get("options") or {}), "program_dir": s.get("program_dir")}
+                   "options": dict(s.get("options") or {}), "program_dir": s.get("program_dir"),
+                   "read_only": [str(p) for p in s.get("read_only") or []], "base": s.get("base"),
+                   "time_control": s.get("time_control") or None}
                   for i, s in enumerate(seats)],
         "rules": request.get("rules") or {"variants": [], "params": {}},
         "players": players,
@@ -310,7 +324,7 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         hide.append(str(Path(req["replay_path"]).resolve().parent))
     sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"],
                       hide=hide, installed_only=all(s["bot"] and not s["cmd"] for s in req["seats"]))
-    seats = [_Seat(s["name"], Clock(tc)) for s in req["seats"]]
+    seats = [_Seat(s["name"], Clock(_seat_time_control(tc, s))) for s in req["seats"]]
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
     logs = [(None, None)] * len(seats)
     if log_dir is not None and in_record:
@@ -322,13 +336,15 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         pool = None
     if pool is not None:
         pool.max_games = max(1, int(req["max_games_per_process"]))
-    keys = [pool_key(s["name"], argvs[i], req["sandbox"]["tier"], req["sandbox_options"], req["log_dir"])
+    keys = [pool_key(s["name"], [*argvs[i], {"program_dir": s["program_dir"], "read_only": s["read_only"]}],
+                     req["sandbox"]["tier"], req["sandbox_options"], req["log_dir"])
             for i, s in enumerate(req["seats"])] if pool is not None else []
 
     def fresh(i: int) -> None:
         """Start a new process for seat ``i`` (pooled, when there is a pool)."""
         seat = seats[i]
-        launch = sandbox.prepare(argvs[i], label=f"seat{i}", program_dir=req["seats"][i]["program_dir"])
+        launch = sandbox.prepare(argvs[i], label=f"seat{i}", program_dir=req["seats"][i]["program_dir"],
+                                 read_only=req["seats"][i]["read_only"])
         seat.log, cap = logs[i]
         seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log, stderr_cap=cap)
         seat.discarded = seat.bot.protocol.discarded
@@ -429,10 +445,10 @@ class _Match:
 
         A reused process that fails its ``hello`` died between games: it is replaced by a
         fresh process, once, and nobody is charged."""
-        tc = self.tc
-        limit = (tc.startup_ms + tc.grace_ms) / 1000
         sent = []
         for i, seat in enumerate(self.seats):
+            tc = seat.clock.tc
+            limit = (tc.startup_ms + tc.grace_ms) / 1000
             if self._send_hello(i, limit):
                 sent.append(i)
         for i in sent:
@@ -445,7 +461,7 @@ class _Match:
                     self.fault(i, fault.verdict, fault.detail, start=True)
                     continue
                 self._replace(i)
-                if not self._send_hello(i, limit):
+                if not self._send_hello(i, (seat.clock.tc.startup_ms + seat.clock.tc.grace_ms) / 1000):
                     continue
                 try:
                     seat.ready = seat.bot.await_ready().to_json()
@@ -463,7 +479,7 @@ class _Match:
 
     def _send_hello(self, i: int, limit: float) -> bool:
         seat = self.seats[i]
-        hello = _hello(i, self.rules, self.tc.to_json(), bot_seed(self.req["seed"], i))
+        hello = _hello(i, self.rules, seat.clock.tc.to_json(), bot_seed(self.req["seed"], i))
         hello["options"] = self.req["seats"][i]["options"]
         try:
             seat.bot.send_hello(hello, limit)
@@ -489,7 +505,6 @@ class _Match:
         """Ask the seat to move until the game is over."""
         game = self.game
         rules = self.rules
-        grace = self.tc.grace_ms
         while not game.is_over:
             s = game.to_move()
             seat = self.seats[s]
@@ -501,7 +516,7 @@ class _Match:
             events, seat.events_from = events_since(game, s, seat.events_from)
             legal = [action_to_json(rules, a) for a in game.legal_actions()] if seat.ready["legal_actions"] else None
             msg = request_message(game.phase_name, obs, events, seat.clock.view(), legal)
-            limit = (seat.clock.allowance_ms() + grace) / 1000
+            limit = (seat.clock.allowance_ms() + seat.clock.tc.grace_ms) / 1000
             if self.pause_idle:
                 bot.resume()
             try:

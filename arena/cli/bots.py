@@ -40,19 +40,16 @@ def check_bot_cmd(
     Prints one PASS/FAIL line per check (with the offending message) and exits 0 only if
     the bot conforms, e.g. `arena check-bot -- node bots/examples/js/bot.js`.
     """
-    import shutil
-
+    from ..botspec import CommandError, locate
     from ..process.check_bot import check_bot
 
     if not argv:
         raise UsageError("give the bot's command after --, e.g. arena check-bot -- python my_bot.py")
-    if "/" not in argv[0] and shutil.which(argv[0]) is None:
-        raise UsageError(f"the program {argv[0]!r} is not on the PATH")
-    from ..process.check_bot import _missing_file
-
-    missing = _missing_file(list(argv))
-    if missing:
-        raise UsageError(f"{missing}: give the path of the bot's program, e.g. arena check-bot -- python my_bot.py")
+    try:
+        locate(list(argv))  # as typed here: relative paths, wrappers, interpreters' shims
+    except CommandError as exc:
+        raise UsageError(f"{exc}: give the bot's command as you would run it here, "
+                         "e.g. arena check-bot -- python my_bot.py") from None
     report = check_bot(list(argv), move_ms=move_ms, startup_ms=startup_ms, seed=seed,
                        echo=lambda text: typer.echo(text, err=True), sandbox=sandbox)
     if as_json:

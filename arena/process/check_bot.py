@@ -71,8 +71,17 @@ def _schema_errors(message: dict, kind: str) -> list[str]:
 
 
 class _Checker:
-    def __init__(self, argv: list[str], tc: TimeControl, seed: int, sandbox="auto"):
-        self.argv = argv
+    def __init__(self, argv: list[str], tc: TimeControl, seed: int, sandbox="auto", base: str | None = None,
+                 program_dir: str | None = None, read_only=()):
+        from ..botspec import CommandError, locate
+
+        self.missing = ""
+        try:
+            self.argv = locate(argv, base)  # as typed in ``base``: relative paths, wrappers, shims
+        except CommandError as exc:
+            self.argv, self.missing = list(argv), str(exc)
+        self.program_dir = program_dir
+        self.read_only = list(read_only or ())
         self.sandbox = sandbox
         self.tc = tc
         self.seed = seed
@@ -86,12 +95,12 @@ class _Checker:
         return ok
 
     def start(self, rules) -> bool:
-        missing = _missing_file(self.argv)
-        if missing:
-            return self.add("handshake", False, missing)
+        if self.missing:
+            return self.add("handshake", False, self.missing)
         spec = self.sandbox if isinstance(self.sandbox, dict) else {"tier": self.sandbox}
-        self.bot = BotProcess(Sandbox(spec["tier"], fallback=spec.get("fallback")).prepare(self.argv),
-                              label="check-bot")
+        launch = Sandbox(spec["tier"], fallback=spec.get("fallback")).prepare(
+            self.argv, program_dir=self.program_dir, read_only=self.read_only)
+        self.bot = BotProcess(launch, label="check-bot")
         hello = hello_message(0, rules, self.tc.to_json(), 12345)
         hello["options"] = {}
         try:
@@ -223,7 +232,8 @@ class _Checker:
             ticker = threading.Thread(target=tick, daemon=True)
             ticker.start()
         try:
-            out = play_game({"seats": [{"name": "a", "cmd": self.argv}, {"name": "b", "cmd": self.argv}],
+            seat = {"cmd": self.argv, "program_dir": self.program_dir, "read_only": self.read_only}
+            out = play_game({"seats": [{"name": "a", **seat}, {"name": "b", **seat}],
                              "seed": self.seed, "sandbox": "none", "time_control": self.tc.to_json()})
         finally:
             done.set()
@@ -240,19 +250,14 @@ class _Checker:
 
 
 def _missing_file(argv: list[str]) -> str:
-    """``the file './nope.sh' does not exist``: said before the sandbox would find it unreadable."""
-    import os
+    """``the bot's script 'nope.py' does not exist``: said before the sandbox would find it
+    unreadable ("" when the command can start here; see :func:`arena.botspec.locate`)."""
+    from ..botspec import CommandError, locate
 
-    from ..tournament.config import script_of
-
-    exe = argv[0] if argv else ""
-    if "/" in exe and not os.path.exists(exe):
-        return f"the file {exe!r} does not exist"
-    if "/" in exe and not os.path.isdir(exe) and not os.access(exe, os.X_OK):
-        return f"the file {exe!r} is not executable (chmod +x {exe})"
-    script = script_of(argv) if argv else None
-    if script is not None and not os.path.exists(script):
-        return f"the bot's script {script!r} does not exist"
+    try:
+        locate(argv)
+    except CommandError as exc:
+        return str(exc)
     return ""
 
 
@@ -288,12 +293,13 @@ def _finish_position(seed: int) -> Game:
 
 
 def check_bot(argv: list[str], move_ms: int = 2000, startup_ms: int = 10000, seed: int = 1,
-              echo=None, sandbox="auto") -> Report:
+              echo=None, sandbox="auto", base: str | None = None, program_dir: str | None = None,
+              read_only=()) -> Report:
     """Run every conformance check on the bot started by ``argv`` in the ``sandbox`` tier (the
     strongest here by default: the bot under check is a stranger too); ``echo`` gets
     progress lines."""
     tc = TimeControl.from_json({"move_ms": move_ms, "startup_ms": startup_ms})
-    checker = _Checker(argv, tc, seed, sandbox=sandbox)
+    checker = _Checker(argv, tc, seed, sandbox=sandbox, base=base, program_dir=program_dir, read_only=read_only)
     checker.echo = echo
     return checker.run()
 
@@ -303,9 +309,11 @@ class BotRefused(UsageError):
 
 
 def require_conforming(argv: list[str], name: str, move_ms: int = 2000, startup_ms: int = 10000,
-                       echo=None, sandbox="auto") -> Report:
+                       echo=None, sandbox="auto", base: str | None = None, program_dir: str | None = None,
+                       read_only=()) -> Report:
     """Run :func:`check_bot` on a submission; raise :class:`BotRefused` with the first failure."""
-    report = check_bot(argv, move_ms=move_ms, startup_ms=startup_ms, echo=echo, sandbox=sandbox)
+    report = check_bot(argv, move_ms=move_ms, startup_ms=startup_ms, echo=echo, sandbox=sandbox, base=base,
+                       program_dir=program_dir, read_only=read_only)
     if not report.ok:
         bad = next((c for c in report.checks if not c.ok), None)
         why = f"{bad.name}: {bad.detail}" if bad else "no check could run"
@@ -323,4 +331,6 @@ def check_commands(bots, move_ms: int = 2000, echo=None, sandbox="auto") -> None
         if entry.cmd:
             if echo is not None:
                 echo(f"check-bot: checking {entry.name}")
-            require_conforming(list(entry.cmd), entry.name, move_ms=max(move_ms, 2000), echo=echo, sandbox=sandbox)
+            require_conforming(list(entry.cmd), entry.name, move_ms=max(move_ms, 2000), echo=echo, sandbox=sandbox,
+                               base=getattr(entry, "base", None), program_dir=getattr(entry, "program_dir", None),
+                               read_only=getattr(entry, "read_only", ()))

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from ..botspec.command import SYSTEM_DIRS, loose_folders, needed_paths, program_files
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
 from .proctree import continue_tree, descendants, stop_tree, tree_cpu_seconds
 from .transport import session_members
@@ -67,10 +68,6 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
-#: interpreters whose first file argument is the program (its folder is the program's)
-INTERPRETERS = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|lua[0-9.]*|luajit|"
-                          r"bash|sh|dash|zsh|ksh|fish|java|Rscript|julia|tclsh[0-9.]*|wish|guile|racket|ocaml|"
-                          r"swipl|escript|elixir|dotnet|mono|sbcl|gawk|awk)$")
 _counter = itertools.count()
 _proc_uids = proc_uids  # the name the tests knew
 
@@ -296,7 +293,6 @@ def sweep_stale() -> dict:
 
 
 # ---------------------------------------------------------------- strict: bubblewrap
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 STRICT_CGROUPS = ("memory", "pids", "cpu", "cpuacct", "freezer")
 
 
@@ -347,113 +343,10 @@ def _under(path: str, dirs) -> bool:
     return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
-def program_files(argv: list[str], env: dict) -> tuple[str | None, str | None]:
-    """``(executable, script)`` of a bot's command line, real paths: the script is the first
-    file argument of an interpreter (``python bot.py``, ``node bot.js``), never an argument
-    of a program (``./bot --db results.sqlite`` names no script)."""
-    exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH"))
-    exe = os.path.realpath(exe) if exe and os.path.exists(exe) else None
-    names = {os.path.basename(argv[0])} | ({os.path.basename(exe)} if exe else set())
-    if not any(INTERPRETERS.match(n) for n in names):
-        return exe, None
-    for arg in argv[1:]:
-        if arg in ("-m", "-c", "-e", "--eval", "-"):
-            break
-        if not arg.startswith("-") and os.path.isfile(arg):
-            return exe, os.path.realpath(arg)
-    return exe, None
-
-
-def _loose_folders() -> set[str]:
-    """Folders whose files are not one program's: the arena user's home, ``/tmp``, ``/``."""
-    out = {"/", "/tmp", "/var/tmp", "/home", "/root", os.path.realpath(tempfile.gettempdir())}
-    for home in (os.environ.get("HOME"), os.path.expanduser("~")):
-        if home and home != "/":
-            out.add(os.path.realpath(home))
-    return out
-
-
-def _shebang(exe: str, env: dict) -> str | None:
-    """The interpreter a script names on its ``#!`` line (through ``/usr/bin/env NAME``)."""
-    try:
-        with open(exe, "rb") as f:
-            first = f.readline(256)
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    words = first[2:].decode("utf-8", "replace").split()
-    if not words:
-        return None
-    if os.path.basename(words[0]) == "env":
-        names = [w for w in words[1:] if not w.startswith("-")]
-        return shutil.which(names[0], path=env.get("PATH")) if names else None
-    return words[0] if os.path.exists(words[0]) else None
-
-
-def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None) -> list[str]:
-    """What a bot needs to see, read-only: its interpreter's whole installation, its
-    program's folder (the script's, the executable's, or ``program_dir``: a bot package's),
-    the packages of a ``python -m`` module, and ``PYTHONPATH``. Never the folder of a mere
-    argument."""
-    paths: list[str] = []
-
-    def add(p: str) -> None:
-        p = os.path.realpath(p) if os.path.exists(p) else ""
-        if p and p != "/" and not _under(p, SYSTEM_DIRS) and p not in paths:
-            paths.append(p)
-
-    def add_prefix(exe: str) -> None:
-        folder = os.path.dirname(exe)
-        prefix = os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
-        add(exe if os.path.realpath(prefix) in _loose_folders() else prefix)
-
-    exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH"))
-    if exe:
-        add_prefix(os.path.abspath(exe))  # a venv's folder (its pyvenv.cfg, site-packages)
-        add_prefix(os.path.realpath(exe))  # the real installation
-        for seen in (os.path.abspath(exe), os.path.realpath(exe)):
-            if os.path.samefile(seen, sys.executable) if os.path.exists(seen) else False:
-                add(sys.prefix)
-                add(sys.base_prefix)
-    interpreter = _shebang(exe, env) if exe else None
-    if interpreter:  # ./bot.py with "#!/usr/bin/env python3": the interpreter's installation too
-        add_prefix(os.path.abspath(interpreter))
-        add_prefix(os.path.realpath(interpreter))
-    _, script = program_files(argv, env)
-    if script:
-        folder = os.path.dirname(script)
-        # a script lying loose in a home folder or in /tmp brings itself, not its folder
-        # (whose dotfiles, keys and other programs' files are not the bot's business)
-        add(script if folder in _loose_folders() else folder)
-    if program_dir:
-        add(program_dir)
-    for i, arg in enumerate(argv[1:], 1):
-        if argv[i - 1] == "-m" and exe and os.path.realpath(exe) == os.path.realpath(sys.executable):
-            paths.extend(p for p in _package_dirs(arg) if p not in paths)
-    for entry in (env.get("PYTHONPATH") or "").split(os.pathsep):
-        if entry and os.path.isdir(entry):
-            add(entry)
-    return paths
-
-
-def _package_dirs(module: str) -> list[str]:
-    """The folders of the top-level packages beside ``module``'s (a project's code, not its data)."""
-    import importlib.util
-    try:
-        spec = importlib.util.find_spec(module.split(".")[0])
-    except (ImportError, ValueError):
-        return []
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    top = os.path.realpath(list(spec.submodule_search_locations)[0])
-    parent = os.path.dirname(top)
-    out = []
-    for name in sorted(os.listdir(parent)):
-        d = os.path.join(parent, name)
-        if os.path.isfile(os.path.join(d, "__init__.py")) and not _under(d, SYSTEM_DIRS):
-            out.append(d)
-    return out
+def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None, read_only=()) -> list[str]:
+    """What a bot needs to see, read-only (:func:`arena.botspec.needed_paths`): its
+    interpreter's installation, its program's folder, what it declared, ``PYTHONPATH``."""
+    return needed_paths(argv, env, program_dir, read_only)
 
 
 #: the bot's stdout reaches it as descriptor 3 (where the caller passes one: the transport
@@ -768,19 +661,21 @@ class Sandbox:
         self.host_workdir = host_workdir
         self.launches: list[Launch] = []
 
-    def prepare(self, argv: list[str], label: str = "bot", program_dir: str | None = None) -> Launch:
+    def prepare(self, argv: list[str], label: str = "bot", program_dir: str | None = None,
+                read_only=()) -> Launch:
         """Working dir, environment, user, cgroup and pre-exec function of one bot.
-        ``program_dir``: the bot's own folder (a bot package's), shown read-only under strict."""
+        ``program_dir``: the bot's own folder (a bot package's), and ``read_only``: folders it
+        declared, shown read-only (under strict; reachable by the bot's user in every tier)."""
         launch = Launch(list(argv), protections=["process_group"])
         self.launches.append(launch)
         try:
-            self._prepare(launch, label, program_dir)
+            self._prepare(launch, label, program_dir, tuple(read_only or ()))
         except BaseException:
             launch.cleanup()
             raise
         return launch
 
-    def _prepare(self, launch: Launch, label: str, program_dir: str | None) -> None:
+    def _prepare(self, launch: Launch, label: str, program_dir: str | None, read_only: tuple = ()) -> None:
         lim = self.limits
         argv = launch.argv
         root = os.geteuid() == 0
@@ -826,7 +721,7 @@ class Sandbox:
             launch.unavailable.append({"protection": "tree_kill", "reason": "no bot user id and no cgroup: a "
                                        "process that leaves the bot's session may outlive the game"})
         if strict:
-            self._strict(launch, env, rlimits, program_dir)
+            self._strict(launch, env, rlimits, program_dir, read_only)
             return
         unshare, mounts, setuid, steps = 0, [], None, []
         ipc, why = ipcns_available()
@@ -839,8 +734,11 @@ class Sandbox:
         else:
             launch.unavailable.append({"protection": "ipc_namespace", "reason": why})
         if launch.uid is not None:
+            # every path the program needs (its venv and the installation it links to, its
+            # folder, what it declared), as the strict tier would show them
             exe, script = program_files(argv, env)
-            blocked = [a for a in (exe, script, program_dir) if a and not world_accessible(a)]
+            needed = [a for a in (exe, script) if a] + _read_only_paths(argv, env, program_dir, read_only)
+            blocked = [a for a in dict.fromkeys(needed) if not world_accessible(a)]
             if launch.cwd is None and not _enterable(os.getcwd()):
                 # none: the arena's folder is closed to the bot's user, so it gets a folder of its own
                 launch.tmpdir = launch.cwd = _new_dir(label)
@@ -913,7 +811,7 @@ class Sandbox:
             launch.unavailable.append({"protection": "cgroup_cpu", "reason": f"{reason or 'no cpu controller'}; "
                                        "the arena throttles the bot's tree to its CPU share instead"})
 
-    def _strict(self, launch: Launch, env: dict, rlimits, program_dir: str | None) -> None:
+    def _strict(self, launch: Launch, env: dict, rlimits, program_dir: str | None, read_only: tuple = ()) -> None:
         """The bot inside bubblewrap: its own namespaces, a read-only view, its own uid."""
         exe, _ = bwrap_status()
         if launch.uid is not None:
@@ -925,7 +823,8 @@ class Sandbox:
         if launch.uid is None and "rlimit_nproc" in launch.protections:
             nproc = self.limits.pids + 1  # the namespace's first process is bubblewrap's
         memory_workdir = not self.host_workdir and bool(self.limits.tmp_mb) and _bwrap_sizes(exe)
-        launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir, _read_only_paths(launch.argv, env, program_dir),
+        launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir,
+                                 _read_only_paths(launch.argv, env, program_dir, read_only),
                                  launch.uid, hide=self.hide, nproc=nproc, tmp_mb=self.limits.tmp_mb,
                                  memory_workdir=memory_workdir)
         launch.stdout_fd3 = True

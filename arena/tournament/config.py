@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import math
 import os
-import shlex
-import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine import EngineError, RuleSpec, compile_rules
 
+from ..botspec import BotSpec, CommandError, NameError_, check_name, distinct_names, locate
 from .yamlsource import ConfigError, Source, load_with_lines
 
 FORMATS = ("round-robin", "gauntlet", "sprt", "swiss")
@@ -56,19 +55,8 @@ FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"}, "swiss": set(),
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
 
 
-@dataclass(frozen=True)
-class BotEntry:
-    """One bot: its display name, and either a registered name or a command line."""
-
-    name: str
-    bot: str | None = None
-    cmd: tuple[str, ...] | None = None
-    options: dict = field(default_factory=dict, hash=False, compare=False)
-
-    def seat_request(self, name: str | None = None) -> dict:
-        """The ``seats`` entry of a game request for this bot."""
-        return {"name": name or self.name, "bot": self.bot, "cmd": list(self.cmd) if self.cmd else None,
-                "options": dict(self.options)}
+#: one bot of a tournament: :class:`arena.botspec.BotSpec` (its name kept for callers)
+BotEntry = BotSpec
 
 
 @dataclass(frozen=True)
@@ -377,111 +365,89 @@ def registered_bots(play: str) -> list[str]:
     return sorted(bots())
 
 
+BOT_KEYS = {"name", "bot", "cmd", "options", "program_dir", "read_only", "time_control"}
+
+
 def _bots(src, value, play: str) -> list[BotEntry]:
     if not isinstance(value, list) or not value:
         raise src.error(("bots",), "expected a non-empty list of bots")
     known = set(registered_bots(play))
-    out: list[BotEntry] = []
-    taken: set[str] = set()
-    which: dict[str, str | None] = {}
+    base = str(src.path.parent.resolve())  # a command's relative paths are the file's folder's
+    out: list[BotEntry | None] = []
+    unnamed: list[int] = []
     for i, item in enumerate(value):
         path = ("bots", i)
         if isinstance(item, str):
             item = {"bot": item}
-        item = _mapping(src, path, item, {"name", "bot", "cmd", "options"})
+        item = _mapping(src, path, item, BOT_KEYS | ({"base"} if "base" in (item or {}) else set()))
         if ("bot" in item) == ("cmd" in item):
             raise src.error(path, "give exactly one of 'bot' (a registered name) or 'cmd' (a command line)")
         options = _mapping(src, path + ("options",), item.get("options"), set(item.get("options") or {}))
+        tc = None
+        if item.get("time_control") is not None:
+            tc = {k: v for k, v in _time_control(src, item["time_control"], path + ("time_control",)).items()
+                  if k in item["time_control"]}
         if "bot" in item:
             bot = _str(src, path + ("bot",), item["bot"])
             if bot not in known:
                 raise src.error(path + ("bot",), f"unknown bot {bot!r} (registered bots: {', '.join(sorted(known))})")
-            entry = BotEntry(item.get("name", bot), bot, None, dict(options))
+            for key in ("program_dir", "read_only"):
+                if key in item:
+                    raise src.error(path + (key,), f"{key} goes with a command line ('cmd'); a registered bot "
+                                    "runs installed code")
+            entry = BotEntry(item.get("name", bot), bot, None, dict(options), time_control=tc)
         else:
-            argv = _command(src, path + ("cmd",), item["cmd"], which)
-            entry = BotEntry(item.get("name", Path(argv[-1] if len(argv) > 1 else argv[0]).stem), None,
-                             tuple(argv), dict(options))
-        _str(src, path + ("name",), entry.name)
-        if entry.name in taken:
-            raise src.error(path + ("name",) if "name" in item else path,
-                            f"two bots are named {entry.name!r}; give each a distinct 'name'")
-        taken.add(entry.name)
+            here = item.get("base") or base
+            try:
+                entry = BotEntry.command(item["cmd"], here, item.get("name"), options=dict(options),
+                                         program_dir=_opt_str(src, path + ("program_dir",), item.get("program_dir")),
+                                         read_only=_str_list(src, path + ("read_only",), item.get("read_only")),
+                                         time_control=tc)
+                locate(item["cmd"], here)
+            except CommandError as exc:
+                key = "program_dir" if str(exc).startswith("dir=") else "read_only" \
+                    if str(exc).startswith("read_only=") else "cmd"
+                raise src.error(path + (key,), str(exc)) from None
+            if "name" not in item:
+                unnamed.append(i)
         out.append(entry)
+    if unnamed:
+        # command-line bots typed with the same file name get the shortest path that tells them apart
+        fixed = {out[i].name for i in range(len(out)) if i not in unnamed}
+        for i, name in zip(unnamed, distinct_names([out[i].cmd for i in unnamed], taken=fixed)):
+            out[i] = replace(out[i], name=name)
+    taken: set[str] = set()
+    for i, entry in enumerate(out):
+        where = ("bots", i, "name") if isinstance(value[i], dict) and "name" in value[i] else ("bots", i)
+        _str(src, where, entry.name)
+        try:
+            check_name(entry.name)
+        except NameError_ as exc:
+            raise src.error(where, str(exc)) from None
+        if entry.name in taken:
+            raise src.error(where, f"two bots are named {entry.name!r}; give each a distinct 'name'")
+        taken.add(entry.name)
     return out
 
 
-def _command(src, path, value, which: dict | None = None) -> list[str]:
+def _opt_str(src, path, value) -> str | None:
+    return None if value is None else _str(src, path, value)
+
+
+def _str_list(src, path, value) -> list[str]:
+    if value is None:
+        return []
     if isinstance(value, str):
-        try:
-            argv = shlex.split(value)
-        except ValueError as exc:
-            raise src.error(path, f"cannot split the command line ({exc})") from None
-    elif isinstance(value, list) and all(isinstance(a, str) for a in value):
-        argv = list(value)
-    else:
-        raise src.error(path, f"expected a command line (text or a list of words), got {value!r}")
-    if not argv:
-        raise src.error(path, "the command line is empty")
-    exe = argv[0]
-    if os.sep in exe or "/" in exe:
-        candidate = Path(exe)
-        if not candidate.is_absolute():
-            beside = src.path.parent / candidate
-            candidate = beside if beside.exists() else Path.cwd() / candidate
-        if not candidate.is_file() or not os.access(candidate, os.X_OK):
-            raise src.error(path, f"the bot executable {exe!r} was not found or is not executable")
-        argv[0] = os.path.abspath(candidate)  # not resolve(): a venv's python is a symlink to the base one
-    else:
-        if which is None:
-            which = {}
-        if exe not in which:  # one PATH search per program, not per bot
-            which[exe] = shutil.which(exe)
-        found = which[exe]
-        if found is None:
-            raise src.error(path, f"the bot executable {exe!r} was not found on the PATH")
-        argv[0] = found
-    script = script_of(argv)
-    if script is not None:
-        candidate = Path(script)
-        if not candidate.is_absolute():
-            beside = src.path.parent / candidate
-            candidate = beside if beside.exists() else Path.cwd() / candidate
-        if not candidate.exists():
-            raise src.error(path, f"the bot's script {script!r} does not exist (the command is {shlex.join(argv)})")
-    return argv
-
-
-#: interpreters whose first word that is not an option is the script they run
-INTERPRETERS = ("python", "pypy", "node", "nodejs", "deno", "bun", "bash", "sh", "dash", "zsh", "ruby", "perl",
-                "php", "lua", "luajit", "Rscript", "julia", "tclsh", "elixir", "escript", "java")
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise src.error(path, f"expected a folder or a list of folders, got {value!r}")
+    return value
 
 
 def script_of(argv) -> str | None:
-    """The script an interpreter's command line runs (``python3 -u bot.py`` -> ``bot.py``), or
-    None: not an interpreter, ``-c``/``-m``/``-e`` code, a Java class, or a word that does not
-    look like a file. Used to report a missing script before anything runs."""
-    import re
-
-    exe = Path(argv[0]).name
-    base = re.sub(r"[-.\d]+$", "", exe)  # python3.11 -> python, pypy3 -> pypy
-    if base not in INTERPRETERS:
-        return None
-    args = list(argv[1:])
-    if base == "java":
-        if "-jar" in args and args.index("-jar") + 1 < len(args):
-            return args[args.index("-jar") + 1]
-        return None
-    if base == "deno" and args[:1] == ["run"]:
-        args = args[1:]
-    for word in args:
-        if word in ("-c", "-m", "-e", "-E", "--eval", "-p", "--print", "-r"):
-            return None
-        if word.startswith("-"):
-            continue
-        if "/" in word or re.search(r"\.(py|pyc|js|mjs|cjs|ts|sh|bash|rb|pl|php|lua|R|jl|tcl|exs)$", word):
-            return word
-        return None
-    return None
+    """See :func:`arena.botspec.script_of` (kept here for callers of this module)."""
+    from ..botspec import script_of as found
+    return found(argv)
 
 
 def _format(src, value, bots, seats) -> tuple[str, dict]:
@@ -531,16 +497,16 @@ def _format(src, value, bots, seats) -> tuple[str, dict]:
     return fmt, opts
 
 
-def _time_control(src, value) -> dict:
-    obj = _mapping(src, ("time_control",), value, set(TIME_KEYS) | {"mode"})
+def _time_control(src, value, where: tuple = ("time_control",)) -> dict:
+    obj = _mapping(src, where, value, set(TIME_KEYS) | {"mode"})
     tc = dict(TIME_KEYS)
     for key, v in obj.items():
         if key == "game_ms" and v is None:
             continue
         if key == "mode":
-            tc[key] = _choice(src, ("time_control", key), v, TIME_MODES)
+            tc[key] = _choice(src, where + (key,), v, TIME_MODES)
             continue
-        tc[key] = _int(src, ("time_control", key), v, 0 if key in ("increment_ms", "grace_ms") else 1)
+        tc[key] = _int(src, where + (key,), v, 0 if key in ("increment_ms", "grace_ms") else 1)
     return tc
 
 

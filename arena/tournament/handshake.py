@@ -35,7 +35,9 @@ def handshake_commands(cfg, echo=None, skip_hint: str = "--no-check skips this o
             continue
         seen.add(entry.cmd)
         rules = Game.new(cfg.rules, cfg.seats, 1).rules
-        checker = _Checker(list(entry.cmd), tc, 1, sandbox=getattr(cfg, "sandbox", "auto"))  # as in its games
+        checker = _Checker(list(entry.cmd), tc, 1, sandbox=getattr(cfg, "sandbox", "auto"),  # as in its games
+                           base=getattr(entry, "base", None), program_dir=getattr(entry, "program_dir", None),
+                           read_only=getattr(entry, "read_only", ()))
         try:
             ok = checker.start(rules)
         finally:

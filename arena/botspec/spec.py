@@ -1,0 +1,225 @@
+"""A bot's spec: its name, what it runs, its folder, options and time control.
+
+The same spec is written on the command line, cutechess-style, and in a YAML file::
+
+    arena match --engine "name=v2 cmd='python v2/bot.py' tc=500 option.depth=3" \\
+                --engine "name=v1 cmd='python v1/bot.py'" --sprt elo0=0 elo1=10
+
+    bots:
+      - {name: v2, cmd: python v2/bot.py, time_control: {move_ms: 500}, options: {depth: 3}}
+
+Keys of an ``--engine`` spec: ``name``, ``cmd`` (a command line) or ``bot`` (a registered
+bot), ``dir`` (the program's folder, shown to the bot read-only: ``program_dir`` in YAML),
+``ro`` (one more read-only folder, repeatable: ``read_only``), ``tc`` (``tc=500`` is 500 ms a
+move; ``tc=60+0.5`` a chess clock of 60 s plus 0.5 s a move, as cutechess writes it),
+``move-ms``, ``game-ms``, ``increment-ms``, ``startup-ms``, and ``option.NAME=VALUE`` (the
+bot's options, sent in ``hello``). Relative paths are the folder's the command was typed in.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+from .command import CommandError, anchor, split
+
+#: the longest bot name: names make file names (logs, replays) with a game key around them
+MAX_NAME = 100
+TIME_KEYS = ("move_ms", "game_ms", "increment_ms", "startup_ms", "grace_ms", "mode")
+
+
+class NameError_(UsageError):
+    """A bot name that cannot be used (too long, empty, control characters)."""
+
+
+def check_name(name) -> str:
+    """``name`` if it can name a bot, else :class:`NameError_` with a sentence."""
+    if not isinstance(name, str) or not name.strip():
+        raise NameError_(f"a bot's name must be non-empty text, got {name!r}")
+    if len(name) > MAX_NAME or len(name.encode("utf-8")) > MAX_NAME:
+        raise NameError_(f"the bot name {name[:40]!r}... is {len(name)} characters long; a name has at most "
+                         f"{MAX_NAME} (it becomes part of file names)")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise NameError_(f"the bot name {name!r} holds a control character")
+    if name != name.strip():
+        raise NameError_(f"the bot name {name!r} starts or ends with a space")
+    return name
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One bot: its display name, and a registered name or a command line (anchored: its
+    relative paths made absolute against ``base``, the folder it was typed in).
+
+    ``program_dir`` and ``read_only``: folders shown to the bot read-only, besides its
+    program's own; ``time_control``: keys that replace the tournament's for this bot."""
+
+    name: str
+    bot: str | None = None
+    cmd: tuple[str, ...] | None = None
+    options: dict = field(default_factory=dict, hash=False, compare=False)
+    program_dir: str | None = None
+    read_only: tuple[str, ...] = ()
+    time_control: dict | None = field(default=None, hash=False, compare=False)
+    base: str | None = field(default=None, hash=False, compare=False)
+
+    def seat_request(self, name: str | None = None) -> dict:
+        """The ``seats`` entry of a game request for this bot."""
+        out = {"name": name or self.name, "bot": self.bot, "cmd": list(self.cmd) if self.cmd else None,
+               "options": dict(self.options)}
+        if self.program_dir:
+            out["program_dir"] = self.program_dir
+        if self.read_only:
+            out["read_only"] = list(self.read_only)
+        if self.time_control:
+            out["time_control"] = dict(self.time_control)
+        if self.base and self.cmd:
+            out["base"] = self.base
+        return out
+
+    @classmethod
+    def command(cls, cmd, base: str | None = None, name: str | None = None, **kw) -> "BotSpec":
+        """A command-line bot typed in ``base`` (its name: ``name`` or the program's)."""
+        base = os.path.abspath(base or os.getcwd())
+        words = tuple(anchor(cmd, base))
+        folder = kw.pop("program_dir", None)
+        ro = tuple(_folder(p, base, "read_only") for p in kw.pop("read_only", ()) or ())
+        return cls(name or default_name(words), None, words, program_dir=_folder(folder, base, "dir") if folder else None,
+                   read_only=ro, base=base, **kw)
+
+
+def _folder(path: str, base: str, key: str) -> str:
+    full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
+    if not os.path.isdir(full):
+        raise CommandError(f"{key}={path}: no such folder ({full})")
+    return full
+
+
+def _program_path(words) -> str:
+    """The path that names a command-line bot: its script's, else its program's."""
+    from .command import _walk, script_of
+    words = list(words)
+    w = _walk(words)
+    script = script_of(words)
+    if script:
+        return script
+    if w.inner:
+        first = next((p for p in w.inner if p and len(p[0].strip(";&|")) > 0), None)
+        if first:
+            return _program_path(first)
+    return words[w.program]
+
+
+def _stem(path: str) -> str:
+    base = os.path.basename(path.rstrip("/")) or path
+    return os.path.splitext(base)[0] if "." in base[1:] else base
+
+
+def default_name(words) -> str:
+    """A command-line bot's name before names are made distinct: its script's or program's stem."""
+    return _stem(_program_path(words))
+
+
+def distinct_names(commands: list, taken=()) -> list[str]:
+    """Names for command-line bots (each a list of anchored words): the file name's stem
+    where that is unique, else the shortest trailing path that tells them apart
+    (``v2/bot``, ``v1/bot``), else a number (``bot-2``) for the same program typed twice.
+    ``taken``: names already used (registered bots typed on the same line)."""
+    paths = [os.path.normpath(_program_path(c)) for c in commands]
+    parts = [[p for p in path.split(os.sep) if p] for path in paths]
+    for p in parts:
+        if p:
+            p[-1] = _stem(p[-1])
+    depth = [1] * len(paths)
+    taken = set(taken)
+
+    def name(i: int) -> str:
+        return "/".join(parts[i][-depth[i]:]) if parts[i] else "bot"
+
+    for _ in range(64):
+        names = [name(i) for i in range(len(paths))]
+        clash = [i for i, n in enumerate(names) if names.count(n) > 1 or n in taken]
+        grow = [i for i in clash if depth[i] < len(parts[i]) and
+                not all(parts[j] == parts[i] for j in clash if names[j] == names[i] and j != i)]
+        if not grow:
+            break
+        for i in grow:
+            depth[i] += 1
+    names = [name(i) for i in range(len(paths))]
+    out: list[str] = []
+    for n in names:
+        candidate, k = n, 2
+        while candidate in out or candidate in taken:
+            candidate, k = f"{n}-{k}", k + 1
+        out.append(candidate)
+    return out
+
+
+def _tc(value: str) -> dict:
+    """``500`` -> 500 ms a move; ``60+0.5`` -> a chess clock of 60 s with 0.5 s a move."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)", value)
+    if m:
+        return {"game_ms": round(float(m.group(1)) * 1000), "increment_ms": round(float(m.group(2)) * 1000),
+                "mode": "clock"}
+    if re.fullmatch(r"\d+", value):
+        return {"move_ms": int(value)}
+    raise UsageError(f"tc={value}: give milliseconds a move (tc=500) or a chess clock in seconds (tc=60+0.5)")
+
+
+def parse_spec(text: str, base: str | None = None) -> dict:
+    """A cutechess-style spec (``name=v2 cmd='python v2/bot.py' tc=500 option.depth=3``)
+    as the mapping a YAML file's ``bots:`` entry holds. :class:`UsageError` names the word."""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"--engine {text!r}: cannot split it ({exc})") from None
+    out: dict = {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq:
+            raise UsageError(f"--engine {text!r}: {word!r} is not KEY=VALUE (keys: name, cmd, bot, dir, ro, tc, "
+                             "move-ms, game-ms, increment-ms, startup-ms, option.NAME)")
+        k = key.replace("-", "_")
+        if k == "name":
+            out["name"] = value
+        elif k in ("cmd", "bot"):
+            if k in out:
+                raise UsageError(f"--engine {text!r}: {key} is given twice")
+            out[k] = value
+        elif k in ("dir", "program_dir"):
+            out["program_dir"] = value
+        elif k in ("ro", "read_only"):
+            out.setdefault("read_only", []).append(value)
+        elif k == "tc":
+            out.setdefault("time_control", {}).update(_tc(value))
+        elif k in ("move_ms", "game_ms", "increment_ms", "startup_ms", "grace_ms"):
+            if not value.isdigit():
+                raise UsageError(f"--engine {text!r}: {key} takes whole milliseconds, got {value!r}")
+            out.setdefault("time_control", {})[k] = int(value)
+        elif key.startswith("option.") and len(key) > len("option."):
+            out.setdefault("options", {})[key[len("option."):]] = _value(value)
+        else:
+            raise UsageError(f"--engine {text!r}: unknown key {key!r} (keys: name, cmd, bot, dir, ro, tc, move-ms, "
+                             "game-ms, increment-ms, startup-ms, option.NAME)")
+    if ("cmd" in out) == ("bot" in out):
+        raise UsageError(f"--engine {text!r}: give exactly one of cmd=COMMAND or bot=NAME")
+    if "cmd" in out:
+        split(out["cmd"])  # a sentence now rather than later
+    if base is not None:
+        out["base"] = base
+    return out
+
+
+def _value(text: str):
+    """An option's value: a number or true/false where it reads as one, else the text."""
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
