@@ -21,8 +21,9 @@ tournament, league, web and cluster layers, and imports only :mod:`arena.errors`
 
 from .command import (CommandError, anchor, describe_program, locate, loose_folders, needed_paths,
                       program_files, resolve, script_of, split)
-from .spec import BotSpec, NameError_, check_name, distinct_names, parse_spec
+from .spec import BotSpec, NameError_, check_name, command_line, distinct_names, from_mapping, parse_spec
 
-__all__ = ["BotSpec", "CommandError", "NameError_", "anchor", "check_name", "describe_program",
+__all__ = ["BotSpec", "CommandError", "NameError_", "anchor", "check_name", "command_line", "describe_program",
+           "from_mapping",
            "distinct_names", "locate", "loose_folders", "needed_paths", "parse_spec", "program_files", "resolve",
            "script_of", "split"]

@@ -223,3 +223,39 @@ def _value(text: str):
         except ValueError:
             pass
     return text
+
+
+def from_mapping(item: dict, base: str | None = None) -> BotSpec:
+    """A bot from the mapping a YAML ``bots:`` entry (or :func:`parse_spec`) holds, its
+    command checked to start here (:class:`CommandError` otherwise)."""
+    from .command import locate
+
+    base = item.get("base") or base or os.getcwd()
+    tc = dict(item["time_control"]) if item.get("time_control") else None
+    if item.get("bot"):
+        return BotSpec(check_name(item.get("name") or item["bot"]), item["bot"], None, dict(item.get("options") or {}),
+                       time_control=tc)
+    spec = BotSpec.command(item["cmd"], base, item.get("name"), options=dict(item.get("options") or {}),
+                           program_dir=item.get("program_dir"), read_only=item.get("read_only") or (),
+                           time_control=tc)
+    locate(item["cmd"], base)
+    return spec
+
+
+def command_line(bots=(), cmds=(), engines=(), base: str | None = None) -> list[BotSpec]:
+    """The bots of a command line, in this order: registered names, ``--cmd`` commands,
+    ``--engine`` specs; command-line bots without a name get distinct ones
+    (:func:`distinct_names`), every name is checked."""
+    base = os.path.abspath(base or os.getcwd())
+    items: list[dict] = [{"bot": b} for b in bots] + [{"cmd": c} for c in cmds] + \
+        [parse_spec(e, base) for e in engines]
+    out = [from_mapping(item, base) for item in items]
+    unnamed = [i for i, item in enumerate(items) if item.get("cmd") and not item.get("name")]
+    if unnamed:
+        fixed = {out[i].name for i in range(len(out)) if i not in unnamed}
+        for i, name in zip(unnamed, distinct_names([out[i].cmd for i in unnamed], taken=fixed)):
+            out[i] = BotSpec(name, None, out[i].cmd, out[i].options, out[i].program_dir, out[i].read_only,
+                             out[i].time_control, out[i].base)
+    for spec in out:
+        check_name(spec.name)
+    return out

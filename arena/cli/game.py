@@ -7,8 +7,6 @@ process through the referee (:mod:`arena.referee`), the sandbox and the time con
 
 from __future__ import annotations
 
-import os
-import shlex
 from pathlib import Path
 from typing import List, Optional
 
@@ -35,15 +33,23 @@ def warn_sandbox(record: dict) -> None:
 
 
 def seat_name(argv: list[str]) -> str:
-    """A short name for a ``--cmd`` bot: its script's or program's file name."""
-    files = [a for a in argv[1:] if os.path.isfile(a)]
-    return os.path.basename(files[-1] if files else argv[0])
+    """A short name for a ``--cmd`` bot: its script's or program's file name, without its
+    extension (see :func:`arena.botspec.distinct_names` for several)."""
+    from ..botspec.spec import default_name
+    return default_name(argv)
+
+
+#: the help of ``--engine``, shared by play and match
+ENGINE_HELP = ("A bot as one spec, cutechess-style: \"name=v2 cmd='python v2/bot.py' tc=500 option.depth=3\" "
+               "(keys: name, cmd or bot, dir, ro, tc, move-ms, game-ms, increment-ms, startup-ms, option.NAME; "
+               "repeatable; see docs/tournaments.md).")
 
 
 @command("play")
 def play_cmd(
     bots: Optional[List[str]] = typer.Argument(None, help="Registered bot names, one per seat (see `arena bots`)."),
     cmd: List[str] = typer.Option([], "--cmd", help="A bot given as a command line, e.g. \"node bots/examples/js/bot.js\" (repeatable; fills the seats after the named bots)."),
+    engine: List[str] = typer.Option([], "--engine", metavar="SPEC", help=ENGINE_HELP + " Fills the seats after --cmd bots."),
     seed: int = typer.Option(0, "--seed", help="Seed of the deal (R1.5)."),
     players: Optional[int] = typer.Option(None, "--players", min=1, max=4, help="Seats; the bots fill them in order, repeating if fewer."),
     rules: str = typer.Option("", "--rules", help="Variants, comma-separated, e.g. revised,ghost."),
@@ -68,19 +74,19 @@ def play_cmd(
     from ..referee import play_game
 
     sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
+    from ..botspec import command_line
+
     spec = parse_rules(rules, param)
-    entries = [{"name": b, "bot": b, "cmd": None} for b in (bots or [])]
     for text in cmd:
-        argv = shlex.split(text)
-        if not argv:
+        if not text.strip():
             raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
-        entries.append({"name": seat_name(argv), "bot": None, "cmd": argv})
+    entries = [b.seat_request() for b in command_line(bots or (), cmd, engine)]
     if not entries:
         raise UsageError("name at least one bot (see `arena bots`) or give one with --cmd")
     n = players or max(len(entries), 2)
     if len(entries) > n:
         raise UsageError(f"{len(entries)} bots for {n} seats; give --players {len(entries)} or fewer bots")
-    seats = [dict(entries[i % len(entries)], options={}) for i in range(n)]
+    seats = [dict(entries[i % len(entries)]) for i in range(n)]
     request = {
         "seats": seats, "rules": spec.to_json(), "players": n, "seed": seed,
         "deal": load_deal(deal) if deal else None,
@@ -117,9 +123,10 @@ def play_cmd(
         raise ArenaError(out["replay_error"])
 
 
-def play_solo_games(argv: list[str], spec, games: int, seed: int, time_control: dict, sandbox: str,
+def play_solo_games(argv, spec, games: int, seed: int, time_control: dict, sandbox: str,
                     echo=None) -> list[dict]:
-    """``arena solo --cmd``: the bot started by ``argv`` plays ``games`` solo games (seeds
+    """``arena solo --cmd``: the bot started by ``argv`` (a command line as typed here, or a
+    :class:`arena.botspec.BotSpec`) plays ``games`` solo games (seeds
     ``seed``, ``seed + 1`` ...) through the referee, its process reused from game to game;
     returns each game's result (with ``faults``). The bot is handshaken first: one that
     cannot start stops with a sentence before any game."""
@@ -128,18 +135,19 @@ def play_solo_games(argv: list[str], spec, games: int, seed: int, time_control: 
     from ..process.pool import ProcessPool
     from ..process.sandbox import sweep_stale
     from ..referee import play_game
-    from ..tournament.config import BotEntry
+    from ..botspec import BotSpec
     from ..tournament.handshake import handshake_commands
 
     sweep_stale()
-    name = seat_name(argv)
-    handshake_commands(SimpleNamespace(bots=[BotEntry(name, None, tuple(argv))], rules=spec, seats=1, sandbox=sandbox,
+    bot = argv if isinstance(argv, BotSpec) else BotSpec.command(argv)
+    name = bot.name
+    handshake_commands(SimpleNamespace(bots=[bot], rules=spec, seats=1, sandbox=sandbox,
                                        time_control=time_control), skip_hint="")
     pool = ProcessPool()
     out = []
     try:
         for i in range(games):
-            played = play_game({"seats": [{"name": name, "bot": None, "cmd": list(argv), "options": {}}],
+            played = play_game({"seats": [bot.seat_request()],
                                 "rules": spec.to_json(), "players": 1, "seed": seed + i, "time_control": time_control,
                                 "sandbox": sandbox}, pool)
             if i == 0:

@@ -85,10 +85,11 @@ class _KeepsTypedOrder(TyperCommand):
         return super().parse_args(ctx, args)
 
 
-def typed_order(args: list[str], names: list[str], cmds: list[str], value_options: set[str]) -> list:
-    """The bots as typed: registered names (str) and ``{"cmd": ...}`` entries, in the order of
-    ``args`` (the raw command line); ``names`` and ``cmds`` in their parsed order if the raw
-    line cannot be read back."""
+def typed_order(args: list[str], names: list[str], cmds: list[str], value_options: set[str],
+                engines: list[str] = ()) -> list:
+    """The bots as typed: registered names (str), ``{"cmd": ...}`` and ``{"engine": ...}``
+    entries, in the order of ``args`` (the raw command line); ``names``, ``cmds`` and
+    ``engines`` in their parsed order if the raw line cannot be read back."""
     seq: list = []
     i, only_positional = 0, False
     while i < len(args):
@@ -97,18 +98,20 @@ def typed_order(args: list[str], names: list[str], cmds: list[str], value_option
             only_positional = True
         elif not only_positional and word.startswith("-") and len(word) > 1:
             option, eq, value = word.partition("=")
-            if option == "--cmd":
+            if option in ("--cmd", "--engine"):
                 if not eq:
                     i += 1
                     value = args[i] if i < len(args) else ""
-                seq.append({"cmd": value})
+                seq.append({option[2:]: value})
             elif option in value_options and not eq:
                 i += 1
         elif not re.match(r"^(elo0|elo1|alpha|beta)=", word):
             seq.append(word)
         i += 1
-    if [x for x in seq if isinstance(x, str)] != list(names) or [x["cmd"] for x in seq if isinstance(x, dict)] != list(cmds):
-        return list(names) + [{"cmd": c} for c in cmds]
+    if [x for x in seq if isinstance(x, str)] != list(names) or \
+            [x["cmd"] for x in seq if isinstance(x, dict) and "cmd" in x] != list(cmds) or \
+            [x["engine"] for x in seq if isinstance(x, dict) and "engine" in x] != list(engines):
+        return list(names) + [{"cmd": c} for c in cmds] + [{"engine": e} for e in engines]
     return seq
 
 
@@ -118,28 +121,38 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
                    replays: bool, deals: Optional[Path]) -> dict:
     """The tournament document (what a YAML file would hold) of a match's options.
 
-    ``bots`` may mix registered names and ``{"cmd": ...}`` entries in the order typed
-    (:func:`typed_order`); ``cmds`` are appended after them."""
-    entries: list = list(bots) + [{"cmd": c} for c in cmds]
-    for e in entries:
+    ``bots`` may mix registered names, ``{"cmd": ...}`` and ``{"engine": SPEC}`` entries in
+    the order typed (:func:`typed_order`); ``cmds`` are appended after them. Commands are
+    anchored to the current folder (:func:`arena.botspec.anchor`), so the document means the
+    same from any folder (``--write-yaml``)."""
+    from ..botspec import CommandError, anchor, distinct_names, parse_spec
+
+    base = str(Path.cwd())
+    entries: list = []
+    for e in list(bots) + [{"cmd": c} for c in cmds]:
         if isinstance(e, str):
+            entries.append(e)
             continue
-        text = e["cmd"]
-        try:
-            argv = shlex.split(text)
-        except ValueError as exc:
-            raise UsageError(f"--cmd {text!r}: cannot split the command line ({exc})") from None
-        if not argv:
-            raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
+        item = parse_spec(e["engine"]) if "engine" in e else {"cmd": e["cmd"]}
+        if "cmd" in item:
+            if not str(item["cmd"]).strip():
+                raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
+            try:
+                item["cmd"] = shlex.join(anchor(item["cmd"], base))
+            except CommandError as exc:
+                raise UsageError(f"--cmd {item['cmd']!r}: {exc}") from None
+        for key in ("program_dir",):
+            if item.get(key):
+                item[key] = str((Path(base) / Path(item[key]).expanduser()).resolve())
+        if item.get("read_only"):
+            item["read_only"] = [str((Path(base) / Path(p).expanduser()).resolve()) for p in item["read_only"]]
+        entries.append(item)
     if len(entries) < 2 and seats > 1:
         raise UsageError("a match needs two bots or more: name them (see `arena bots`) or give them with --cmd")
-    labels = []
-    for e in entries:
-        if isinstance(e, str):
-            labels.append(e)
-        else:
-            argv = shlex.split(e["cmd"])
-            labels.append(Path(argv[-1] if len(argv) > 1 else argv[0]).stem)
+    unnamed = [i for i, e in enumerate(entries) if isinstance(e, dict) and "cmd" in e and "name" not in e]
+    named = {e if isinstance(e, str) else e.get("name") or e.get("bot") for e in entries} - {None}
+    found = dict(zip(unnamed, distinct_names([shlex.split(entries[i]["cmd"]) for i in unnamed], taken=named)))
+    labels = [e if isinstance(e, str) else e.get("name") or e.get("bot") or found[i] for i, e in enumerate(entries)]
     if name is None:
         name = "match-" + "-vs-".join(re.sub(r"[^A-Za-z0-9_.+-]", "_", x) for x in labels)
     doc: dict = {"name": name, "seats": seats}
@@ -305,7 +318,12 @@ def match_cmd(
                                                help="Registered bot names (see `arena bots`); after --sprt also "
                                                     "its settings elo1=10 alpha=0.05 ..."),
     cmd: List[str] = typer.Option([], "--cmd", metavar="COMMAND",
-                                  help="A bot given as a command line, e.g. \"python3 my_bot.py\" (repeatable)."),
+                                  help="A bot given as a command line, e.g. \"python3 my_bot.py\" (repeatable; "
+                                       "named after its file, or the shortest path that tells two apart: v2/bot)."),
+    engine: List[str] = typer.Option([], "--engine", metavar="SPEC",
+                                     help="A bot as one spec, cutechess-style: \"name=v2 cmd='python v2/bot.py' "
+                                          "tc=500 option.depth=3\" (keys: name, cmd or bot, dir, ro, tc, move-ms, "
+                                          "game-ms, increment-ms, startup-ms, option.NAME; repeatable)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1, metavar="N",
                                         help="Games in all, rounded up to whole seat-rotated groups "
                                              "(default 100; with --sprt the most games, default 20000)."),
@@ -376,7 +394,7 @@ def match_cmd(
     value_options = {o for p in ctx.command.params
                      if getattr(p, "param_type_name", "") == "option" and not getattr(p, "is_flag", False)
                      for o in p.opts}
-    ordered = typed_order(ctx.meta.get("arena.match.args") or [], names, cmd, value_options)
+    ordered = typed_order(ctx.meta.get("arena.match.args") or [], names, cmd, value_options, engine)
     doc = build_document(ordered, [], seats=seats, games=games, sprt=parse_sprt(sprt_texts) if sprt else None,
                          rules=rules, params=param, seed=seed, time_control=tc, fault_policy=fault_policy,
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,

@@ -112,15 +112,14 @@ def solo_cmd(
     scores = []
     played = []
     if cmd is not None:
-        import shlex
+        from ..botspec import command_line
+        from .game import play_solo_games
 
-        from .game import play_solo_games, seat_name
-
-        argv = shlex.split(cmd)
-        if not argv:
+        if not cmd.strip():
             raise UsageError("--cmd needs a command line, e.g. --cmd \"python3 my_bot.py\"")
-        bot = seat_name(argv)
-        played = play_solo_games(argv, spec, games, seed, {"move_ms": move_ms}, sandbox,
+        mine = command_line(cmds=[cmd])[0]  # as typed here: relative paths, wrappers, shims
+        bot = mine.name
+        played = play_solo_games(mine, spec, games, seed, {"move_ms": move_ms}, sandbox,
                                  echo=lambda t: typer.echo(t, err=True))
     for i in range(games if cmd is None else 0):
         game = Game.new(spec, 1, seed + i)
