@@ -23,6 +23,9 @@ def experiment_cmd(
                                        help="Play on the Dask cluster of this scheduler (tcp://host:8786) "
                                             "instead of local worker processes."),
     charts: bool = typer.Option(True, "--charts/--no-charts", help="Draw the PNG charts."),
+    strength_games: int = typer.Option(4, "--strength-games", min=0, metavar="GROUPS",
+                                       help="Seat-rotated groups each built-in bot plays against greedy to state its "
+                                            "strength in the report (0: do not measure)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     as_csv: bool = typer.Option(False, "--csv", help="Print the per-rule-set summary as CSV (every game is in games.csv)."),
@@ -40,12 +43,16 @@ def experiment_cmd(
         raise UsageError("give --json or --csv, not both")
     cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games,
                                                       deals=deals, dask=dask)
+    from ..experiment.strength import kept_strengths, weak
+
     run = run_experiment(cfg, progress=progress, echo=lambda t: typer.echo(t, err=True))
-    comp = write_report(cfg, run, charts=charts)
+    strength = kept_strengths(cfg, strength_games)
+    comp = write_report(cfg, run, charts=charts, strength=strength)
     out = Path(cfg.base.output)
     if as_json:
         emit_json({"output": str(out), "games": len(run["rows"]), "played": run["played"], "failed": run["failed"],
-                   "elapsed_s": run["elapsed_s"], "games_per_s": run["games_per_s"], **comp})
+                   "elapsed_s": run["elapsed_s"], "games_per_s": run["games_per_s"], **comp,
+                   "sequential": run.get("sequential"), "strength": strength})
         return
     if as_csv:
         typer.echo(summary_csv(comp), nl=False)
@@ -53,11 +60,21 @@ def experiment_cmd(
     typer.echo(f"{len(run['rows'])} games under {len(cfg.rule_sets)} rule sets; {run['played']} played in "
                f"{run['elapsed_s']:.1f} s ({run['games_per_s']:.1f} games/s on {run['concurrency']} workers)"
                + (f"; {len(run['failed'])} games failed" if run["failed"] else ""))
+    seq = (run.get("sequential") or {}).get("rule_sets", {})
+    width = max([16] + [len(n) for n in comp["rule_sets"]])
     for name in comp["rule_sets"]:
         s = comp["summaries"][name]
         wins = ", ".join(f"{w['rate']:.0%}" for w in s["seat_wins"])
-        typer.echo(f"  {name:16} rounds {s['rounds']['mean']:5.2f}  score {s['score']['mean']:6.2f}  "
-                   f"seat wins {wins}  adjudicated {s['adjudicated']['rate']:.0%}  faults {s['faults']}")
+        stop = f"  {seq[name]['state']} after {seq[name]['games']} games" if name in seq else ""
+        typer.echo(f"  {name:{width}} rounds {s['rounds']['mean']:5.2f}  score {s['score']['mean']:6.2f}  "
+                   f"seat wins {wins}  adjudicated {s['adjudicated']['rate']:.0%}  faults {s['faults']}{stop}")
+    if cfg.stop is not None and cfg.stop.kind == "target":
+        met = [n for n, v in seq.items() if v["state"] == "met"]
+        typer.echo(f"target met by: {', '.join(met) or 'none of the values tried'}; "
+                   f"{sum(1 for v in seq.values() if v['state'] not in ('met', 'cap', 'open', 'failed'))} ruled out")
+    for name, f in strength.items():
+        share = "not measured" if f.get("points_share") is None else f"points share vs greedy {f['points_share']:.0%}"
+        typer.echo(f"  bot {name}: {share}" + ("  (weak: see the report's warning)" if weak(name, f) else ""))
     typer.echo(f"report: {out / 'report.md'}")
 
 

@@ -15,11 +15,13 @@ from engine import EngineError, RuleSpec, compile_rules
 
 from ..tournament.config import TournamentConfig, validate
 from ..tournament.yamlsource import ConfigError, Source, load_with_lines
+from .sequential import StopRule, parse_target, parse_until
+from .sweep import build_cells, cell_name, parse_axes
 
 #: Keys of an experiment file that the tournament validation checks.
 SHARED_KEYS = ("name", "seats", "bots", "games", "seed", "time_control", "fault_policy", "sandbox",
                "concurrency", "executor", "output", "replays", "deals")
-OWN_KEYS = ("rule_sets", "description")
+OWN_KEYS = ("rule_sets", "description", "sweep", "until", "target")
 RULE_SET_KEYS = ("name", "variants", "params")
 
 
@@ -29,15 +31,22 @@ class RuleSet:
 
     name: str
     spec: RuleSpec
+    values: tuple = ()  # a sweep's cell: ((parameter, value), ...)
 
 
 @dataclass(frozen=True)
 class ExperimentConfig:
-    """A validated experiment: the shared tournament settings and the rule sets to compare."""
+    """A validated experiment: the shared tournament settings and the rule sets to compare.
+
+    ``axes`` are the swept parameters (:mod:`.sweep`) and ``stop`` the sequential rule
+    (``until:``) or search (``target:``) of :mod:`.sequential`, if the file has them.
+    """
 
     base: TournamentConfig
     rule_sets: tuple[RuleSet, ...]
     description: str
+    axes: tuple = ()
+    stop: StopRule | None = None
 
     @property
     def name(self) -> str:
@@ -59,9 +68,12 @@ class ExperimentConfig:
 
             for rs in self.rule_sets:
                 read_book(deals, rs.spec, base.seats)
+        stop = self.stop
         if games is not None:
             base = replace(base, games=int(games), rounds=None)
-        return replace(self, base=base)
+            if stop is not None:
+                stop = replace(stop, max_games=int(games))
+        return replace(self, base=base, stop=stop)
 
 
 def load_experiment(path) -> ExperimentConfig:
@@ -76,13 +88,37 @@ def load_experiment(path) -> ExperimentConfig:
     shared = {k: v for k, v in doc.items() if k in SHARED_KEYS}
     shared.setdefault("executor", "inprocess")
     shared["format"] = "round-robin"
+    if "until" in doc and "target" in doc:
+        raise src.error(("target",), "give 'until' (when each rule set stops) or 'target' (a search), not both")
+    stop_key = "until" if "until" in doc else "target" if "target" in doc else None
+    if stop_key:  # the cap is the games of each rule set's schedule
+        cap = doc[stop_key].get("max_games") if isinstance(doc[stop_key], dict) else None
+        if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1:
+            shared["games"] = cap
+        shared.setdefault("games", 1)  # a missing cap is reported by the stopping rule's own check
     if "games" not in shared:
         raise src.error((), "the field 'games' is missing (games per rule set)")
     base = validate(Source(src.path, shared, src.lines))
     description = doc.get("description") or ""
     if not isinstance(description, str):
         raise src.error(("description",), "expected text")
-    rule_sets = _rule_sets(src, doc.get("rule_sets"), base.seats)
+    if "sweep" in doc and doc.get("rule_sets") is None:
+        rule_sets = []
+    else:
+        rule_sets = _rule_sets(src, doc.get("rule_sets"), base.seats)
+    axes: list = []
+    if "sweep" in doc:
+        axes = parse_axes(src, doc["sweep"])
+    stop = None
+    games = doc.get("games") if isinstance(doc.get("games"), int) else None
+    if stop_key == "until":
+        stop = parse_until(src, doc["until"], base.seats, games)
+    elif stop_key == "target":
+        stop = parse_target(src, doc["target"], base.seats, games, axes)
+    if axes:
+        rule_sets = _with_cells(src, rule_sets, axes, base.seats, search=stop_key == "target")
+    if stop is not None and stop.against and len(rule_sets) < 2:
+        raise src.error(("until", "against"), "a paired difference needs a second rule set to compare with the first")
     if base.deals:
         from ..tournament.config import deal_book
 
@@ -91,7 +127,34 @@ def load_experiment(path) -> ExperimentConfig:
                 deal_book(src, doc["deals"], rs.spec, base.seats)
             except ConfigError as exc:
                 raise ConfigError(f"{exc} (rule set {rs.name!r})") from None
-    return ExperimentConfig(base, tuple(rule_sets), description)
+    return ExperimentConfig(base, tuple(rule_sets), description, tuple(axes), stop)
+
+
+def _with_cells(src: Source, explicit: list[RuleSet], axes, seats: int, search: bool) -> list[RuleSet]:
+    """The rule sets with the sweep's cells: a cell equal to a listed rule set is that rule
+    set; the reference (first) is the first listed rule set, else the cell of the base
+    rules' own values, else the first cell. A search plays the cells alone."""
+    base = explicit[0].spec if explicit else RuleSpec()
+    cells = build_cells(src, axes, base, seats)
+    if search:
+        return [RuleSet(cell_name(values), spec, values) for values, spec in cells]
+
+    def rules(spec):  # a parameter given at its default is the same rules
+        return spec.variants, sorted(compile_rules(spec, seats).params.items(), key=lambda kv: kv[0])
+
+    out = list(explicit)
+    listed = [rules(rs.spec) for rs in out]
+    for values, spec in cells:
+        same = next((k for k, r in enumerate(listed) if r == rules(spec)), None)
+        if same is not None:
+            out[same] = replace(out[same], values=values)
+        else:
+            out.append(RuleSet(cell_name(values), spec, values))
+            listed.append(rules(spec))
+    if not explicit:
+        ref = next((k for k, r in enumerate(listed) if r == rules(base)), 0)
+        out.insert(0, out.pop(ref))
+    return out
 
 
 def _rule_sets(src: Source, value, seats: int) -> list[RuleSet]:

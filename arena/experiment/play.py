@@ -24,9 +24,10 @@ from engine.replay import load_replay, resimulate
 
 from ..tournament.executors import make_executor
 from ..tournament.runner import Interrupted, build_request
-from ..tournament.schedule import schedule
+from ..tournament.schedule import group_count, schedule
 from .actions import action_columns, action_counts
 from .config import ExperimentConfig
+from .plan import Plan
 from ..progress import Ticker
 from .store import ExperimentStore
 
@@ -107,25 +108,27 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None, game
     play = cfg.base.play
     keep = bool(cfg.base.replays)
     game_fn = game_fn or functools.partial(experiment_game, play=play, keep_replay=keep)
-    jobs = []
-    for i, rs in enumerate(cfg.rule_sets):
-        tcfg = cfg.tournament(i)
-        for task in schedule(tcfg):
-            jobs.append((i, tcfg, task))
+    tcfgs = [cfg.tournament(i) for i in range(len(cfg.rule_sets))]
+    sequential = cfg.stop is not None
+    jobs = [] if sequential else [(i, tcfg, task) for i, tcfg in enumerate(tcfgs) for task in schedule(tcfg)]
     index = {task.key: (i, tcfg) for i, tcfg, task in jobs}
+    total = group_count(cfg.base) * cfg.base.seats * len(tcfgs) if sequential else len(jobs)
     if keep or play != "inprocess":
         for rs in cfg.rule_sets:
             (output / rs.name / ("replays" if keep else "")).mkdir(parents=True, exist_ok=True)
     store = ExperimentStore.open(output, fingerprint(cfg))
-    rows: dict[str, dict] = {k: r for k, r in store.rows().items() if k in index}
+    stored = store.rows()
+    plan = Plan(cfg, cfg.stop, stored) if sequential else None
+    rows: dict[str, dict] = {k: r for k, r in stored.items() if sequential or k in index}
     before = len(rows)
     if before:
-        echo(f"arena: continuing {cfg.name}: {before} of {len(jobs)} games already stored in {output}")
+        of = f"at most {total}" if sequential else f"{total}"
+        echo(f"arena: continuing {cfg.name}: {before} of {of} games already stored in {output}")
     failed: list[str] = []
     executor = make_executor(cfg.base.executor, cfg.base.address, cfg.base.concurrency, run=str(output.resolve()))
 
     def payload(task) -> dict:
-        _, tcfg = index[task.key]
+        tcfg = tcfgs[plan.waiting[task.key]] if sequential else index[task.key][1]
         request = build_request(tcfg, task, Path(tcfg.output).resolve())
         if play == "inprocess":
             request["log_dir"] = None
@@ -134,26 +137,32 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None, game
     def on_death(keys, detail) -> None:
         echo(f"arena: {detail} (games {', '.join(keys)})")
 
-    bar = tqdm(total=len(jobs), initial=before, unit="game", disable=not progress, dynamic_ncols=True)
-    ticker = Ticker(len(jobs), before, echo, every_s=tick_s)
+    bar = tqdm(total=total, initial=before, unit="game", disable=not progress, dynamic_ncols=True)
+    ticker = Ticker(total, before, echo, every_s=tick_s)
     t0 = time.perf_counter()
-    pending = (t for _, _, t in jobs if t.key not in rows)
+    pending = plan.tasks() if sequential else (t for _, _, t in jobs if t.key not in rows)
     try:
         for task, reply in executor.run(pending, payload, lambda: False, on_death):
-            i, _ = index[task.key]
+            i = plan.waiting.get(task.key) if sequential else index[task.key][0]
+            if i is None:
+                continue  # a game that came back twice (its worker was lost): counted once
             if isinstance(reply, Exception):
                 failed.append(f"{task.key}: {reply}")
                 echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
+                if sequential:
+                    plan.record(task.key, None)
             else:
                 row = game_row(cfg.rule_sets[i].name, task, reply["outcome"])
                 if not store.add(task.key, cfg.rule_sets[i].name, row):
                     continue  # played twice (a lost worker's game that came back): stored once
                 rows[task.key] = row
+                if sequential:
+                    plan.record(task.key, row)
             bar.update(1)
             if not progress:
                 ticker.update(1)
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted: {len(rows)} of {len(jobs)} games are stored in {output}; "
+        raise Interrupted(f"interrupted: {len(rows)} of {total} games are stored in {output}; "
                          f"run the same command again to continue") from None
     finally:
         bar.close()
@@ -161,8 +170,16 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None, game
     elapsed = time.perf_counter() - t0
     if not progress and ticker.played:
         echo(ticker.line())
-    ordered = [rows[task.key] for _, _, task in jobs if task.key in rows]
     played = len(rows) - before
-    return {"rows": ordered, "failed": failed, "elapsed_s": elapsed, "scheduled": len(jobs),
-            "stored_before": before, "played": played,
-            "games_per_s": played / elapsed if elapsed > 0 else 0.0, "concurrency": cfg.base.concurrency}
+    if sequential:
+        order = {rs.name: k for k, rs in enumerate(cfg.rule_sets)}
+        ordered = sorted((r for rs_rows in plan.rows for r in rs_rows),
+                         key=lambda r: (order[r["rule_set"]], r["group"], r["rotation"]))
+    else:
+        ordered = [rows[task.key] for _, _, task in jobs if task.key in rows]
+    out = {"rows": ordered, "failed": failed, "elapsed_s": elapsed, "scheduled": total,
+           "stored_before": before, "played": played,
+           "games_per_s": played / elapsed if elapsed > 0 else 0.0, "concurrency": cfg.base.concurrency}
+    if sequential:
+        out["sequential"] = plan.outcome()
+    return out

@@ -47,8 +47,9 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
-def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[str]) -> str:
-    """The Markdown report."""
+def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[str], extra: dict | None = None) -> str:
+    """The Markdown report (``extra``: the sweep's table, the bots' strength)."""
+    extra = extra or {}
     names = comp["rule_sets"]
     sums = comp["summaries"]
     base = cfg.base
@@ -56,16 +57,34 @@ def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[s
     if cfg.description:
         lines += [cfg.description.strip(), ""]
     bots = ", ".join(b.name + (f" ({b.bot})" if b.bot and b.bot != b.name else "") for b in base.bots)
-    lines += [f"Bots: {bots}; {base.seats} seats; {run['scheduled'] // max(1, len(names))} games per rule set in "
+    per = (f"up to {cfg.stop.max_games} games per rule set (stopped as below)" if cfg.stop is not None
+           else f"{run['scheduled'] // max(1, len(names))} games per rule set")
+    lines += [f"Bots: {bots}; {base.seats} seats; {per} in "
               f"seat-rotated groups, the same seeded deals under every rule set (seed {base.seed}).",
               f"Played {len(run['rows'])} games in {run['elapsed_s']:.1f} s on {run['concurrency']} workers: "
               f"**{run['games_per_s']:.1f} games/s**" + (f"; {len(run['failed'])} games failed" if run["failed"] else "")
               + ".", "",
               "Intervals are 95%: Wilson for rates (a shared first place is half a win), normal over seat-rotated "
               "groups for means.", "", "## Rule sets", ""]
-    lines += _table(["rule set", "variants", "parameters"],
-                    [[n, ", ".join(rs.spec.variants) or "base", ", ".join(f"{k}={v}" for k, v in rs.spec.params) or "-"]
-                     for n, rs in zip(names, cfg.rule_sets)])
+    shown = {rs.name: rs for rs in cfg.rule_sets}
+    if len(names) <= 40:
+        lines += _table(["rule set", "variants", "parameters"],
+                        [[n, ", ".join(shown[n].spec.variants) or "base",
+                          ", ".join(f"{k}={v}" for k, v in shown[n].spec.params) or "-"] for n in names])
+    else:
+        lines += [f"{len(names)} rule sets; each one's variants and parameters are in summary.json."]
+    if extra.get("strength"):
+        from .strength import report_lines as strength_lines
+
+        lines += strength_lines(extra["strength"])
+    if run.get("sequential"):
+        from .sweep_report import sequential_lines
+
+        lines += sequential_lines(cfg, run["sequential"])
+    if extra.get("sweep"):
+        from .sweep_report import sweep_lines
+
+        lines += sweep_lines(cfg, extra["sweep"], charts)
     seats = max((s["seats"] for s in sums.values()), default=0)
     rows = []
     for s in range(seats):
@@ -85,7 +104,8 @@ def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[s
         ["forfeited seats"] + [str(sums[n]["forfeits"]) for n in names],
         ["games"] + [str(sums[n]["games"]) for n in names],
     ]
-    lines += ["", "## Side by side", ""] + _table(["figure"] + names, rows)
+    if len(names) <= 12:
+        lines += ["", "## Side by side", ""] + _table(["figure"] + names, rows)
     bots_all = sorted({b for n in names for b in sums[n]["bots"]})
     if len(bots_all) > 1:
         lines += ["", "## Bots", "", "Win rate (mean score) of each bot under each rule set.", ""]
@@ -103,7 +123,7 @@ def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[s
                       f"the bots never used what `{n}` changes, so these games cannot measure it."]
     lines += action_report_lines(run["rows"], comp)
     if charts:
-        lines += ["", "## Charts", ""] + [f"![{c[:-4]}]({c})" for c in charts]
+        lines += ["", "## Charts", ""] + [f"![{c[:-4]}]({c})" for c in charts if not c.startswith("sweep-")]
     if run["failed"]:
         lines += ["", "## Games not played", ""] + [f"- {f}" for f in run["failed"][:50]]
     lines += ["", "Per-game rows: [games.csv](games.csv); figures as JSON: [summary.json](summary.json).", ""]
@@ -182,22 +202,38 @@ def write_charts(out: Path, comp: dict, rows_by: dict[str, list[dict]]) -> list[
     return made
 
 
-def write_report(cfg: ExperimentConfig, run: dict, charts: bool = True) -> dict:
-    """Write the report, charts, CSV and JSON into the experiment's output folder; returns the comparison."""
+def write_report(cfg: ExperimentConfig, run: dict, charts: bool = True, strength: dict | None = None) -> dict:
+    """Write the report, charts, CSV and JSON into the experiment's output folder; returns the comparison.
+
+    ``strength``: the bots' measured strength (:mod:`.strength`), reported with a warning
+    when a bot is weak."""
     out = Path(cfg.base.output)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create the output folder {out}: {exc.strerror}") from None
-    rows_by = {rs.name: [r for r in run["rows"] if r["rule_set"] == rs.name] for rs in cfg.rule_sets}
+    rows_by = {rs.name: [] for rs in cfg.rule_sets}
+    for r in run["rows"]:
+        rows_by[r["rule_set"]].append(r)
     if not any(rows_by.values()):
         raise UsageError("no game of the experiment was played; see the messages above")
-    comp = compare(rows_by)
+    played = {n: rs_rows for n, rs_rows in rows_by.items() if rs_rows}
+    comp = compare(played)
     write_csv(out / "games.csv", run["rows"])
-    made = write_charts(out, comp, rows_by) if charts else []
-    (out / "report.md").write_text(render_markdown(cfg, run, comp, made), encoding="utf-8")
+    extra: dict = {"strength": strength}
+    if cfg.axes and cfg.rule_sets[0].name in played:
+        from .sweep_report import sweep_charts, sweep_table
+
+        extra["sweep"] = sweep_table(cfg, comp, played)
+    made = []
+    if charts:
+        made = write_charts(out, comp, played) if len(played) <= 12 else []
+        if extra.get("sweep"):
+            made += sweep_charts(out, cfg, extra["sweep"])
+    (out / "report.md").write_text(render_markdown(cfg, run, comp, made, extra), encoding="utf-8")
     summary = {"name": cfg.name, "games_per_s": run["games_per_s"], "elapsed_s": run["elapsed_s"],
                "concurrency": run["concurrency"], "failed": run["failed"],
-               "rules": {rs.name: rs.spec.to_json() for rs in cfg.rule_sets}, **comp}
+               "rules": {rs.name: rs.spec.to_json() for rs in cfg.rule_sets}, **comp,
+               "sweep": extra.get("sweep"), "sequential": run.get("sequential"), "strength": strength}
     (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return comp

@@ -67,6 +67,15 @@ class ExperimentStore:
                                 (key, rule_set, json.dumps(row, sort_keys=True)))
         return cur.rowcount == 1
 
+    def get_meta(self, key: str):
+        """A value kept beside the rows (JSON), or None."""
+        row = self.conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value) -> None:
+        """Keep ``value`` (JSON-able) beside the rows, in its own transaction."""
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
+
     def count(self) -> int:
         """How many rows are stored."""
         return self.conn.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
