@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cluster.bundle import Bundler, pack, program_folder, rewrite, unpack
+from arena.packages.bundle import Bundler, pack, program_folder, rewrite, unpack
 from arena.cluster.landing import Landing
 from arena.cluster.worker import TierRefused, check_tier
 

@@ -110,3 +110,33 @@ def test_no_import_cycles_at_load_time():
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+#: what each of the host's lower layers may not import: a bot command's meaning
+#: (arena.botspec) and bot packages (arena.packages) sit below the process layer's callers
+LOWER = {
+    "arena.botspec": ("arena.process", "arena.packages", "arena.tournament", "arena.league", "arena.web",
+                      "arena.cluster", "arena.experiment", "arena.referee"),
+    "arena.process": ("arena.packages", "arena.tournament", "arena.league", "arena.web", "arena.cluster",
+                      "arena.experiment"),
+    "arena.packages": ("arena.tournament", "arena.league", "arena.web", "arena.cluster", "arena.experiment"),
+    "arena.cluster": ("arena.web", "arena.league"),
+}
+
+
+@pytest.mark.parametrize("layer", sorted(LOWER))
+def test_lower_layers_do_not_import_higher_ones(layer):
+    folder = ROOT / Path(*layer.split("."))
+    found = [f"{module_name(p)} imports {m}" for p in sorted(folder.rglob("*.py"))
+             for m in sorted(imports(p)) if m.startswith(LOWER[layer])]
+    assert found == []
+
+
+def test_one_module_says_what_a_bot_command_is():
+    """No second copy of the interpreter list or of the script finder outside arena.botspec."""
+    for path in sources("arena"):
+        if "botspec" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "def script_of" not in text or "botspec" in text, path
+        assert "INTERPRETERS = " not in text and "INTERPRETER_RE = " not in text, path

@@ -18,8 +18,8 @@ from engine import RuleSpec
 
 from arena.league import League
 from arena.web import build, store
-from arena.web import package as package_mod
-from arena.web.package import PackageError
+from arena.packages import package as package_mod
+from arena.packages.package import PackageError
 from arena.web.submissions import QuotaExceeded, Settings, next_submission, offered_toolchains, process, receive
 
 ROOT = Path(__file__).resolve().parent.parent

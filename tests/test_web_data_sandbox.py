@@ -195,7 +195,7 @@ def test_unsafe_basic_as_root_still_keeps_every_file_out_of_reach(league_dir):
 
 def test_a_build_over_its_memory_cap_fails_and_one_under_it_passes(tmp_path):
     require_strict()
-    from arena.web.build import build
+    from arena.packages.build import build
 
     (tmp_path / "bot.toml").write_text("")
     hog = build(tmp_path, "python3 -c 'x = bytearray(400 << 20); print(len(x))'", 60, "strict", memory_mb=128)

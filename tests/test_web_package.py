@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.web.package import Caps, PackageError, pack, parse_manifest, run_argv, unpack
+from arena.packages.package import Caps, PackageError, pack, parse_manifest, run_argv, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples" / "packages"

@@ -23,7 +23,7 @@ from engine import RuleSpec  # noqa: E402
 
 from arena.league import League  # noqa: E402
 from arena.web import store  # noqa: E402
-from arena.web.package import Manifest, pack  # noqa: E402
+from arena.packages.package import Manifest, pack  # noqa: E402
 
 from test_web_site import Server  # noqa: E402
 

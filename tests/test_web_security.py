@@ -28,7 +28,7 @@ from engine import RuleSpec  # noqa: E402
 from arena.league import League  # noqa: E402
 from arena.replay.html import json_for_script  # noqa: E402
 from arena.web import store  # noqa: E402
-from arena.web.package import Manifest  # noqa: E402
+from arena.packages.package import Manifest  # noqa: E402
 from arena.web.security import parse_id, scrub  # noqa: E402
 
 from test_web_site import Server, chromium_dom  # noqa: E402

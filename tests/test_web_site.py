@@ -25,7 +25,7 @@ from engine import RuleSpec  # noqa: E402
 
 from arena.league import League  # noqa: E402
 from arena.web import store  # noqa: E402
-from arena.web.package import pack  # noqa: E402
+from arena.packages.package import pack  # noqa: E402
 from web_data_server import Serve  # noqa: E402
 
 pytestmark = pytest.mark.slow

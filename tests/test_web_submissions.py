@@ -13,7 +13,7 @@ from engine import RuleSpec
 
 from arena.league import League
 from arena.web import store
-from arena.web.package import pack
+from arena.packages.package import pack
 from arena.web.submissions import Pipeline, Settings, process, receive
 
 ROOT = Path(__file__).resolve().parent.parent

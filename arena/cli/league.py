@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import List, Optional
 
@@ -81,9 +80,9 @@ def league_add_cmd(
     (handshake, every decision kind, a full game against itself); a bot that fails is
     refused with the reason and the league is not changed.
     """
+    from ..botspec import CommandError, anchor, locate
     from ..league import League
     from ..plugins import bots
-    from ..referee import resolve_command
 
     if (bot is None) == (cmd is None):
         raise UsageError("give exactly one of --bot REGISTERED or --cmd COMMAND")
@@ -94,12 +93,11 @@ def league_add_cmd(
             raise UsageError(f"unknown bot {bot!r} (registered bots: {', '.join(sorted(known))}; or give --cmd)")
     else:
         try:
-            argv = shlex.split(cmd)
-        except ValueError as exc:
-            raise UsageError(f"--cmd: cannot split the command line ({exc})") from None
-        if not argv:
-            raise UsageError("--cmd: the command line is empty")
-        argv = resolve_command({"name": name, "cmd": argv})
+            locate(cmd)  # starts here, as typed here
+            # kept as typed, its paths anchored: each machine that plays it finds its programs
+            argv = anchor(cmd)
+        except CommandError as exc:
+            raise UsageError(f"--cmd: {exc}") from None
     from ..league.store import NAME_RE
 
     with League.open(file) as league:

@@ -143,7 +143,7 @@ def submit_cmd(
 
     The server unpacks it, runs its build and the conformance check in the sandbox, and
     puts it into the ladder if it passes. The package format is in docs/writing-a-bot.md."""
-    from ..web.package import pack
+    from ..packages.package import pack
 
     if not token:
         raise UsageError("give --token TOKEN (or set ARENA_TOKEN); the league's operator makes one with "

@@ -123,7 +123,7 @@ class ArenaWorker(_Plugin):
 
     def bundle_dir(self, digest: str, data) -> Path:
         """The unpacked (and built) bundle ``digest``: unpacked once per worker."""
-        from .bundle import unpack
+        from ..packages.bundle import unpack
 
         with self.lock:
             gate = self.built.setdefault(digest, threading.Lock())
@@ -169,13 +169,13 @@ def _build(folder: Path) -> None:
     manifest = folder / "bot.toml"
     if not manifest.is_file():
         return
-    from ..web.package import parse_manifest
+    from ..packages.package import parse_manifest
 
     spec = parse_manifest(manifest.read_text(encoding="utf-8"), str(manifest))
     if not spec.build:
         return
     from ..process.sandbox import best_tier
-    from ..web.build import build
+    from ..packages.build import build
 
     tier = best_tier()[0] or "basic"
     step = build(folder, spec.build, tier=tier)
@@ -232,10 +232,16 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
         check_tier(request.get("sandbox") or "auto", plugin.worker_address)
     seats = [dict(s) for s in request.get("seats") or []]
     for i, digest, folder in payload.get("bundled") or ():
-        from .bundle import rewrite
+        from ..packages.bundle import rewrite
 
         target = plugin.bundle_dir(digest, (bundles or {})[digest])
-        seats[i]["cmd"] = rewrite(list(seats[i]["cmd"]), folder, str(target))
+        seat = seats[i]
+        seat["cmd"] = rewrite(list(seat["cmd"]), folder, str(target))
+        for key in ("program_dir", "base"):
+            if seat.get(key):
+                seat[key] = rewrite([seat[key]], folder, str(target))[0]
+        if seat.get("read_only"):
+            seat["read_only"] = rewrite(list(seat["read_only"]), folder, str(target))
     request["seats"] = seats
     returned = bool(request.pop("return_files", False))
     referee = payload.get("play") != "inprocess" and payload.get("game_fn") is None

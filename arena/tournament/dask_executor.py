@@ -351,7 +351,7 @@ class _Shipper:
     command-line bots' folders are bundled (once each) and scattered to the cluster."""
 
     def __init__(self, client):
-        from ..cluster.bundle import Bundler
+        from ..packages.bundle import Bundler
 
         self.client = client
         self.bundler = Bundler()
@@ -362,12 +362,19 @@ class _Shipper:
         request = dict(payload["request"])
         seats = request.get("seats") or []
         bundled, needed = [], {}
+        from ..packages.bundle import folder_bundle, program_folder
+
         for i, seat in enumerate(seats):
             if seat.get("cmd"):
-                bundle = self.bundler.for_argv(list(seat["cmd"]))
-                if bundle is not None:
-                    bundled.append((i, bundle.digest, bundle.folder))
-                    needed[bundle.digest] = self._future(bundle)
+                # the command travels as typed (its paths anchored); the folders it needs go
+                # as bundles: its program's, and those it declared
+                wheres = [program_folder(list(seat["cmd"]))] if not seat.get("program_dir") else []
+                wheres += [folder_bundle(f) for f in [seat.get("program_dir"), *(seat.get("read_only") or ())] if f]
+                for where in wheres:
+                    bundle = self.bundler.for_folder(where)
+                    if bundle is not None:
+                        bundled.append((i, bundle.digest, bundle.folder))
+                        needed[bundle.digest] = self._future(bundle)
         installed = all(s.get("bot") and not s.get("cmd") for s in seats)
         memo = repr((request.get("sandbox"), installed))
         if memo not in self.tiers:

@@ -29,7 +29,7 @@ from ..replay.html import SCRIPT_TEXT, STYLE_TEXT
 from . import api as json_api
 from . import history, pages, site_pages, store, views
 from .security import SecurityHeaders, page_policy, parse_id, scrub
-from .package import PackageError
+from ..packages.package import PackageError
 from .player import Player
 from .submissions import Pipeline, QuotaExceeded, Settings, receive
 from .withdrawal import withdraw_endpoint

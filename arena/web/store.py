@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from ..league import League, LeagueError
-from .package import NAME_RE
+from ..packages.package import NAME_RE
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_authors (

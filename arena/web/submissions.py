@@ -29,9 +29,9 @@ from pathlib import Path
 
 from ..errors import ArenaError
 from ..league import LeagueError
-from . import build as steps
+from ..packages import build as steps
 from . import store
-from .package import MANIFEST, Caps, Manifest, PackageError, parse_manifest, run_argv, unpack
+from ..packages.package import MANIFEST, Caps, Manifest, PackageError, parse_manifest, run_argv, unpack
 
 log = logging.getLogger(__name__)
 #: Toolchain names a manifest may use for one of :data:`.build.PROBES`.

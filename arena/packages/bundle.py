@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,33 +48,36 @@ class Bundle:
 
 def program_folder(argv: list[str]) -> tuple[str, str | None] | None:
     """``(folder, single file or None)`` a seat's command needs from the coordinator's disk,
-    or None when it runs only installed programs (found on the ``PATH``)."""
-    from ..process.sandbox import _loose_folders
-    from ..tournament.config import script_of
+    or None when it runs only installed programs (found on the ``PATH``). Wrappers are seen
+    through (``nice -n 5 python3 bot.py`` needs ``bot.py``'s folder)."""
+    from ..botspec.command import _is_system, _walk, loose_folders, script_of
 
-    script = script_of(argv)
+    words = list(argv)
+    w = _walk(words)
+    if w.inner:
+        first = next((p for p in w.inner if p and not set(p[0]) <= set(";&|")), None)
+        if first:
+            return program_folder(first)
+    script = script_of(words)
+    program = words[w.program]
     if script is not None:
         path = os.path.realpath(script)
         if not os.path.isfile(path):
             return None
-    elif "/" in argv[0] and not _system(argv[0]):
-        path = os.path.realpath(argv[0])
+    elif "/" in program and not _is_system(program):
+        path = os.path.realpath(program)
     else:
         return None
     folder = os.path.dirname(path)
-    if folder in _loose_folders():  # as the sandbox shows it: a loose script brings only itself
+    if folder in loose_folders():  # as the sandbox shows it: a loose script brings only itself
         return folder, os.path.basename(path)
     return folder, None
 
 
-def _system(exe: str) -> bool:
-    """An executable of the system or of this Python installation (never bundled)."""
-    import sys
-
-    real = os.path.realpath(exe)
-    roots = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/", os.path.realpath(sys.prefix) + "/",
-             os.path.realpath(sys.base_prefix) + "/", os.path.realpath(os.path.dirname(sys.executable)) + "/")
-    return any(real.startswith(r) or os.path.abspath(exe).startswith(r) for r in roots)
+def folder_bundle(folder: str) -> tuple[str, None] | None:
+    """``(folder, None)`` for a folder a seat declares (``program_dir``, ``read_only``)."""
+    real = os.path.realpath(folder)
+    return (real, None) if os.path.isdir(real) else None
 
 
 def pack(folder: str, single: str | None = None) -> Bundle:
@@ -135,7 +139,10 @@ class Bundler:
 
     def for_argv(self, argv: list[str]) -> Bundle | None:
         """The bundle a command needs (packed on first use), or None."""
-        where = program_folder(argv)
+        return self.for_folder(program_folder(argv))
+
+    def for_folder(self, where: tuple[str, str | None] | None) -> Bundle | None:
+        """The bundle of ``(folder, single file or None)`` (packed on first use), or None."""
         if where is None:
             return None
         bundle = self.by_folder.get(where)
@@ -159,6 +166,9 @@ def rewrite(argv: list[str], folder: str, target: str) -> list[str]:
                     break
             if moved is not arg:
                 break
+        if moved is arg and any(c.isspace() for c in arg):  # a shell's -c string: its words move too
+            for base in sorted({folder.rstrip("/"), real.rstrip("/")}, key=len, reverse=True):
+                moved = re.sub(r"(^|(?<=[\s;&|=]))" + re.escape(base) + r"(?=/|$|[\s;&|])", target.rstrip("/"), moved)
         out.append(moved)
     return out
 

@@ -1,6 +1,6 @@
-"""``python -m arena.web.checkrun [--move-ms N] -- ARGV...``: the conformance check, as one JSON line.
+"""``python -m arena.packages.checkrun [--move-ms N] -- ARGV...``: the conformance check, as one JSON line.
 
-The website starts this in the sandbox (:func:`arena.web.build.check`) so that the bot
+The website starts this in the sandbox (:func:`arena.packages.build.check`) so that the bot
 the checker starts is confined with it; the report is the last line of standard output.
 """
 
@@ -16,7 +16,7 @@ def main(args: list[str]) -> int:
 
     move_ms = 2000
     if "--" not in args:
-        print("usage: python -m arena.web.checkrun [--move-ms N] -- ARGV...", file=sys.stderr)
+        print("usage: python -m arena.packages.checkrun [--move-ms N] -- ARGV...", file=sys.stderr)
         return 2
     head, argv = args[:args.index("--")], args[args.index("--") + 1:]
     if head[:1] == ["--move-ms"] and len(head) == 2:

@@ -140,7 +140,7 @@ def toolchain_program(name: str) -> str | None:
 
 def available_toolchains() -> dict[str, str]:
     """The known toolchains this machine has, with the program providing each (those a
-    sandboxed build can really run: :func:`arena.web.build.runnable_toolchains`)."""
+    sandboxed build can really run: :func:`arena.packages.build.runnable_toolchains`)."""
     out = {}
     for name in ("python3", "node", "cc", "c++", "make", "go", "java", "rust"):
         found = toolchain_program(name)
@@ -150,28 +150,33 @@ def available_toolchains() -> dict[str, str]:
 
 
 def run_argv(manifest: Manifest, folder: Path) -> list[str]:
-    """The run command with the package's files made absolute, so it starts from any directory.
+    """The run command with the package's files made absolute, so it starts from any directory
+    (:func:`arena.botspec.anchor`, the package's folder as the one it was typed in).
 
     ``./bot`` and any argument naming a file of the package become absolute paths; a bare
-    program name (``python3``, ``node``) is looked up on the PATH."""
+    program name (``python3``, ``node``), also behind a wrapper (``nice -n 5 ./bot``), is
+    looked up on the PATH of the machine that plays it; a path outside the package is refused."""
+    from ..botspec import anchor
+    from ..botspec.command import _walk
+
     folder = Path(folder).resolve()
-    argv = shlex.split(manifest.run)
-    out = []
-    for i, arg in enumerate(argv):
-        candidate = (folder / arg).resolve() if not os.path.isabs(arg) else None
-        inside = candidate is not None and candidate.is_relative_to(folder) and candidate.is_file()
-        if i == 0 and "/" not in arg:
-            if shutil.which(arg) is None:
-                raise PackageError(f"bot.toml: the run command's program {arg!r} is not on this server's PATH "
-                                   f"(for a file of the package write ./{arg})")
-            out.append(arg)
-        elif inside:
-            out.append(str(candidate))
-        elif i == 0:
-            raise PackageError(f"bot.toml: the run command's program {arg!r} is not a file of the package "
+    typed = shlex.split(manifest.run)
+    words = anchor(typed, str(folder))
+    w = _walk(typed)
+    for i in [*w.wrappers, w.program]:
+        if "/" not in typed[i]:
+            if shutil.which(typed[i]) is None:
+                raise PackageError(f"bot.toml: the run command's program {typed[i]!r} is not on this server's PATH "
+                                   f"(for a file of the package write ./{typed[i]})")
+            continue
+        path = Path(words[i]).resolve()
+        if os.path.isabs(typed[i]) or not path.is_relative_to(folder) or not path.is_file():
+            raise PackageError(f"bot.toml: the run command's program {typed[i]!r} is not a file of the package "
                                f"(after the build)")
-        else:
-            out.append(arg)
+    out = []
+    for typed_word, word in zip(typed, words):
+        inside = os.path.isabs(word) and Path(word).resolve().is_relative_to(folder)
+        out.append(word if inside or word == typed_word else typed_word)
     return out
 
 

@@ -4,7 +4,7 @@ Both steps run through :class:`arena.process.sandbox.Sandbox` (tier ``strict`` b
 an unprivileged user, no network, memory and process caps where the machine allows them).
 The build runs ``sh -c BUILD`` in the package folder; the conformance check
 (:func:`arena.process.check_bot.check_bot`) runs in a Python process that is itself started
-in the sandbox (:mod:`arena.web.checkrun`), so the bot it starts is confined too. What the
+in the sandbox (:mod:`arena.packages.checkrun`), so the bot it starts is confined too. What the
 sandbox really gave each step (``Sandbox.record()``) is kept with the submission: a
 protection the machine lacks is named with its reason, never silently assumed.
 """
@@ -182,7 +182,7 @@ def check(argv: list[str], timeout_s: float = 300, tier: str = "strict", move_ms
 
     ``report`` is :meth:`arena.process.check_bot.Report.to_json` (``{"ok", "checks"}``), or
     ``{"ok": False, "error": ...}`` when the checker gave no report (time limit, crash)."""
-    step = run_sandboxed([sys.executable, "-m", "arena.web.checkrun", "--move-ms", str(move_ms), "--", *argv],
+    step = run_sandboxed([sys.executable, "-m", "arena.packages.checkrun", "--move-ms", str(move_ms), "--", *argv],
                          timeout_s, tier, cwd=program_dir, label="check", memory_mb=memory_mb, hide=hide,
                          copy_back=False)
     report = None
