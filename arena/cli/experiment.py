@@ -27,6 +27,8 @@ def experiment_cmd(
                                        help="Seat-rotated groups each built-in bot plays against greedy to state its "
                                             "strength in the report (0: do not measure)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
+    check: bool = typer.Option(False, "--check", help="Validate the file (sweep, until, target included) and list "
+                                                      "its rule sets; play nothing."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     as_csv: bool = typer.Option(False, "--csv", help="Print the per-rule-set summary as CSV (every game is in games.csv)."),
 ) -> None:
@@ -45,6 +47,15 @@ def experiment_cmd(
                                                       deals=deals, dask=dask)
     from ..experiment.strength import kept_strengths, weak
 
+    if check:
+        stop = cfg.stop
+        how = (f"at most {stop.max_games} games per rule set, stopped by its {stop.kind}" if stop is not None
+               else f"{cfg.base.games} games per rule set")
+        names = [rs.name for rs in cfg.rule_sets]
+        shown = ", ".join(names[:8]) + (f", ... ({len(names) - 8} more)" if len(names) > 8 else "")
+        typer.echo(f"{file}: valid experiment. {cfg.name}: {len(names)} rule sets ({shown}); reference "
+                   f"{names[0]}; {len(cfg.base.bots)} bots, {cfg.base.seats} seats, {how}")
+        return
     run = run_experiment(cfg, progress=progress, echo=lambda t: typer.echo(t, err=True))
     strength = kept_strengths(cfg, strength_games)
     comp = write_report(cfg, run, charts=charts, strength=strength)

@@ -132,8 +132,8 @@ def load_experiment(path) -> ExperimentConfig:
 
 def _with_cells(src: Source, explicit: list[RuleSet], axes, seats: int, search: bool) -> list[RuleSet]:
     """The rule sets with the sweep's cells: a cell equal to a listed rule set is that rule
-    set; the reference (first) is the first listed rule set, else the cell of the base
-    rules' own values, else the first cell. A search plays the cells alone."""
+    set; the reference (first) is the first listed rule set, else the first cell whose
+    parameters are all at their defaults, else the first cell. A search plays the cells alone."""
     base = explicit[0].spec if explicit else RuleSpec()
     cells = build_cells(src, axes, base, seats)
     if search:
@@ -152,7 +152,9 @@ def _with_cells(src: Source, explicit: list[RuleSet], axes, seats: int, search: 
             out.append(RuleSet(cell_name(values), spec, values))
             listed.append(rules(spec))
     if not explicit:
-        ref = next((k for k, r in enumerate(listed) if r == rules(base)), 0)
+        # the first cell whose parameters are all at their defaults (under its own variants)
+        ref = next((k for k, rs in enumerate(out) if listed[k] == rules(RuleSpec.make(rs.spec.variants,
+                                                                                      base.param_dict))), 0)
         out.insert(0, out.pop(ref))
     return out
 
