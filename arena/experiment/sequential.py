@@ -42,7 +42,7 @@ from engine.stats import betting_interval, mixture_interval, seats_of, win_share
 from ..tournament.yamlsource import Source
 
 #: the asymptotic (normal-mixture) sequence decides nothing before this many groups
-MIN_GROUPS_CLT = 10
+MIN_GROUPS_CLT = 16
 UNTIL_KEYS = ("figure", "seat", "width", "against", "margin", "max_games", "round", "confidence")
 TARGET_KEYS = ("figure", "seat", "value", "within", "range", "max_games", "round", "confidence", "strategy", "monotone")
 

@@ -1,0 +1,175 @@
+"""Sequential stopping (``until:``): stop when the answer is known, with error rates that hold.
+
+The simulations are pure numpy on the functions the experiments use (:mod:`engine.stats`);
+the games are in-process greedy mirror matches, and the ``tilt`` variant of
+``test_experiment_search`` (seat 0's odds a known function of its parameter).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arena.experiment import load_experiment, run_experiment
+from arena.experiment.config import ConfigError
+from arena.experiment.report import write_report
+from engine.stats import betting_interval, betting_log_capital, normal_mixture_radius, wilson
+from test_experiment_search import register_tilt
+
+RUNS = 2000
+ALPHA = 0.05
+
+
+def test_the_betting_sequence_misses_a_win_rate_at_most_alpha_under_optional_stopping():
+    """Win shares of seat-rotated groups (0, 1/2 or 1) looked at after every group: the
+    chance that the truth is *ever* excluded -- what any stopping rule can exploit -- stays
+    below 5%, while a fixed-n 95% interval recomputed at every look of 8 groups misses
+    far more often."""
+    rng = np.random.default_rng(7)
+    p = 0.3
+    groups = (rng.random((RUNS, 300, 2)) < p).mean(axis=2)
+    wealth = betting_log_capital(groups, np.array([p]), ALPHA)[:, 0, :]
+    ever = (wealth.max(axis=1) >= math.log(1 / ALPHA)).mean()
+    assert ever <= ALPHA
+    naive = np.zeros(RUNS, dtype=bool)
+    for n in range(8, 301, 8):
+        wins = groups[:, :n].sum(axis=1) * 2
+        w = [wilson(k, 2 * n) for k in wins]
+        naive |= np.array([not (x["low"] <= p <= x["high"]) for x in w])
+    assert naive.mean() > 2 * ALPHA            # why peeking needs a confidence sequence
+
+
+def test_the_paired_sequential_test_rejects_a_true_null_at_most_alpha():
+    """Paired differences of seat 0's win share (in [-1, 1]) with no effect: the rule
+    "stop and call a difference once the interval excludes 0" fires in at most 5% of runs,
+    looked at after every group up to a cap of 400 groups."""
+    rng = np.random.default_rng(11)
+    diffs = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(RUNS, 400), p=[0.15, 0.2, 0.3, 0.2, 0.15])
+    scaled = (diffs + 1) / 2                    # the betting sequence works on [0, 1]
+    wealth = betting_log_capital(scaled, np.array([0.5]), ALPHA)[:, 0, :]
+    false_alarms = (wealth.max(axis=1) >= math.log(1 / ALPHA)).mean()
+    assert false_alarms <= ALPHA
+    # and it has power: a true difference of +0.2 is called in most runs
+    shifted = np.clip(scaled + 0.1, 0, 1)
+    power = (betting_log_capital(shifted, np.array([0.5]), ALPHA)[:, 0, :].max(axis=1) >= math.log(1 / ALPHA)).mean()
+    assert power > 0.8
+
+
+def test_the_interval_is_the_set_the_wealth_keeps():
+    rng = np.random.default_rng(3)
+    x = list(rng.random(200) < 0.4)
+    ci = betting_interval(x, 0.0, 1.0, ALPHA)
+    assert ci["low"] < 0.4 < ci["high"] and ci["high"] - ci["low"] < 0.3
+    for m, inside in ((ci["low"] + 0.01, True), (ci["high"] - 0.01, True), (ci["low"] - 0.02, False)):
+        w = betting_log_capital(np.array(x, dtype=float), np.array([m]), ALPHA).max()
+        assert (w < math.log(1 / ALPHA)) == inside
+
+
+@pytest.mark.parametrize("draw", ["normal", "poisson"])
+def test_the_asymptotic_sequence_of_rounds_like_figures_stays_near_alpha(draw):
+    """Rounds, scores and puzzles have no useful bound: the normal-mixture sequence is
+    asymptotic. For figures shaped like them (sums of many moves) it holds at 5% over
+    looks every 8 groups from 16 to 400."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(12, 2, (RUNS, 400)) if draw == "normal" else rng.poisson(3, (RUNS, 400)).astype(float)
+    mu = 12.0 if draw == "normal" else 3.0
+    miss = np.zeros(RUNS, dtype=bool)
+    for n in range(16, 401, 8):
+        mean, sd = x[:, :n].mean(axis=1), x[:, :n].std(axis=1, ddof=1)
+        radius = np.array([normal_mixture_radius(s, n, ALPHA, 200) for s in sd])
+        miss |= np.abs(mean - mu) > radius
+    assert miss.mean() <= ALPHA
+
+
+# ---------------------------------------------------------------- real games
+def until_file(tmp_path: Path, until: str, rule_sets: str, out: str = "out") -> Path:
+    path = tmp_path / "until.yaml"
+    path.write_text("\n".join([
+        "name: until", "seats: 2", "bots: [greedy, {name: greedy-b, bot: greedy}]", "seed: 2", "concurrency: 2",
+        f"output: {tmp_path / out}", "rule_sets:", *["  " + line for line in rule_sets.strip().splitlines()],
+        f"until: {until}", ""]), encoding="utf-8")
+    return path
+
+
+REVISED_4_AND_NO_MASTER = """
+- name: revised
+  variants: [revised]
+- name: 4-actions
+  variants: [revised]
+  params: {actions_per_turn: 4}
+- name: no-master
+  variants: [revised, no-master]
+"""
+
+
+def test_a_large_effect_stops_early_and_a_null_one_plays_to_its_cap(tmp_path):
+    """A fourth action shortens greedy games by about 2.6 rounds: decided in a few rounds.
+    Greedy never plays the master action, so no-master changes nothing: it plays to the cap."""
+    cfg = load_experiment(until_file(tmp_path, "{figure: rounds, against: reference, max_games: 96, round: 4}",
+                                     REVISED_4_AND_NO_MASTER))
+    run = run_experiment(cfg, progress=False, echo=lambda t: None)
+    seq = run["sequential"]["rule_sets"]
+    assert seq["4-actions"]["state"] == "differs" and seq["4-actions"]["games"] < 48
+    assert seq["4-actions"]["interval"]["high"] < -1
+    assert seq["no-master"]["state"] == "cap" and seq["no-master"]["games"] == 96
+    assert seq["revised"]["games"] == 96       # the reference plays while a rule set compares with it
+    write_report(cfg, run, charts=False)
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## Sequential stopping" in report and "| `4-actions` |" in report
+    assert "games were played of the 288 a fixed design would have played" in report
+
+
+@pytest.fixture
+def tilt():
+    undo = register_tilt()
+    yield
+    undo()
+
+
+def test_seat_advantage_decided_either_way_with_a_margin(tilt, tmp_path):
+    """The tilt variant at level 6 gives seat 0 90% of the wins instead of 50%: a difference.
+    Another draw of the same odds (tilt.salt) is no difference: with a margin of 0.25 the
+    sequence settles it as the same before the cap."""
+    rule_sets = """
+- name: even
+  variants: [tilt]
+- name: tilted
+  variants: [tilt]
+  params: {tilt.level: 6}
+- name: redrawn
+  variants: [tilt]
+  params: {tilt.salt: 1}
+"""
+    cfg = load_experiment(until_file(tmp_path, "{figure: seat_wins, against: reference, margin: 0.25, "
+                                               "max_games: 800, round: 8}", rule_sets))
+    run = run_experiment(cfg, progress=False, echo=lambda t: None)
+    seq = run["sequential"]["rule_sets"]
+    assert seq["tilted"]["state"] == "differs" and seq["tilted"]["interval"]["low"] > 0
+    assert seq["redrawn"]["state"] == "same" and seq["redrawn"]["games"] < 800
+    assert seq["tilted"]["games"] < seq["redrawn"]["games"]
+
+
+def test_width_stops_each_rule_set_once_its_interval_is_narrow(tmp_path):
+    cfg = load_experiment(until_file(tmp_path, "{figure: rounds, width: 1.5, max_games: 200, round: 4}",
+                                     REVISED_4_AND_NO_MASTER))
+    run = run_experiment(cfg, progress=False, echo=lambda t: None)
+    for name, s in run["sequential"]["rule_sets"].items():
+        ci = s["interval"]
+        assert s["state"] == "narrow" and ci["high"] - ci["low"] <= 1.5 and s["games"] < 200, name
+
+
+@pytest.mark.parametrize("until, field", [
+    ("{figure: rounds, max_games: 10}", "until"),
+    ("{figure: rounds, width: 1}", "until"),
+    ("{figure: length, width: 1, max_games: 10}", "until.figure"),
+    ("{figure: rounds, width: -1, max_games: 10}", "until.width"),
+    ("{figure: seat_wins, seat: 2, width: 0.1, max_games: 10}", "until.seat"),
+    ("{figure: rounds, against: first, max_games: 10}", "until.against"),
+    ("{figure: rounds, width: 1, max_games: 10, rounds: 4}", "until.rounds"),
+])
+def test_a_bad_until_names_the_file_line_and_field(tmp_path, until, field):
+    with pytest.raises(ConfigError, match=rf"until\.yaml, line \d+, field '{field}'"):
+        load_experiment(until_file(tmp_path, until, REVISED_4_AND_NO_MASTER))
