@@ -112,6 +112,39 @@ def bench_tournament_cmd(
                        f"{result[f'inprocess_games_per_s_{n}']:.1f} games/s: {result[f'bots_vs_inprocess_{n}']:.1%}")
 
 
+@bench_app.command("experiment")
+@guarded
+def bench_experiment_cmd(
+    games: int = typer.Option(60, "--games", min=2, help="Games of each measurement."),
+    rules: str = typer.Option("revised", "--rules", help="Variants, comma-separated."),
+    bots: str = typer.Option("greedy,greedy", "--bots", help="The two built-in bots, comma-separated."),
+    runner: bool = typer.Option(True, "--runner/--no-runner", help="Also play through the runner at 1 and 2 workers."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Experiment games per second per core (in-process path) and the share of time in the engine and the bots."""
+    from ..bench.experiment import bench_experiment
+
+    pair = tuple(b for b in bots.split(",") if b)
+    if len(pair) != 2:
+        raise UsageError(f"--bots {bots!r}: give two built-in bots, e.g. greedy,greedy")
+    result = bench_experiment(games, tuple(v for v in rules.split(",") if v), pair, runner)
+    if as_json:
+        emit_json(result)
+        return
+    one = result["one_core"]
+    typer.echo(f"experiment games, {' vs '.join(result['bots'])}, rules {result['rules']}, 2 seats, in-process")
+    typer.echo(f"  one core, no runner: {one['games_per_cpu_s']:.1f} games/s per core ({one['games']} games, "
+               f"{one['ms_per_game']:.1f} ms each)")
+    typer.echo(f"  time of a game: engine {one['engine_share']:.0%}, bots {one['bots_share']:.0%}, "
+               f"replay check {one['check_share']:.0%} (wall time; load average {one['load']:.1f})")
+    for r in result.get("runner", []):
+        typer.echo(f"  through the runner, {r['workers']} worker{'s' if r['workers'] > 1 else ''}: "
+                   f"{r['games_per_s']:.1f} games/s ({r['games']} games, every row stored)")
+    sc = result["scale"]
+    typer.echo(f"  validate a sweep of {sc['cells']} rule sets: {sc['validate_s']:.2f} s; "
+               f"one anytime interval over 1,000 groups: {sc['interval_ms']:.0f} ms")
+
+
 @bench_app.command("schedule")
 @guarded
 def bench_schedule_cmd(
