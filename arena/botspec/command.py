@@ -533,7 +533,8 @@ def editable_paths(prefix: str) -> list[str]:
 
 
 def _packages_in(folder: str) -> list[str]:
-    """The top-level packages (folders with ``__init__.py``) and modules of a path entry."""
+    """The top-level packages (folders with ``__init__.py``), modules and distributions'
+    metadata (``*.dist-info``: their entry points) of a path entry."""
     out = []
     try:
         names = sorted(os.listdir(folder))
@@ -541,7 +542,8 @@ def _packages_in(folder: str) -> list[str]:
         return out
     for name in names:
         d = os.path.join(folder, name)
-        if os.path.isfile(os.path.join(d, "__init__.py")) or (name.endswith(".py") and os.path.isfile(d)):
+        if os.path.isfile(os.path.join(d, "__init__.py")) or (name.endswith(".py") and os.path.isfile(d)) \
+                or (name.endswith((".dist-info", ".egg-info")) and os.path.isdir(d)):
             out.append(d)
     return out
 
