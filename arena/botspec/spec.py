@@ -142,8 +142,11 @@ def distinct_names(commands: list, taken=()) -> list[str]:
     for _ in range(64):
         names = [name(i) for i in range(len(paths))]
         clash = [i for i, n in enumerate(names) if names.count(n) > 1 or n in taken]
-        grow = [i for i in clash if depth[i] < len(parts[i]) and
-                not all(parts[j] == parts[i] for j in clash if names[j] == names[i] and j != i)]
+        grow = []
+        for i in clash:
+            same = [j for j in clash if names[j] == names[i] and j != i]
+            if depth[i] < len(parts[i]) and (not same or not all(parts[j] == parts[i] for j in same)):
+                grow.append(i)
         if not grow:
             break
         for i in grow:
