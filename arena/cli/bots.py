@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import List
+from pathlib import Path
+from typing import List, Optional
 
 import typer
 
@@ -34,6 +35,8 @@ def check_bot_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the games played."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
     sandbox: str = typer.Option("auto", "--sandbox", metavar="TIER", help="auto (the strongest tier here), none, basic or strict: the bot under check is held as in a game."),
+    program_dir: Optional[Path] = typer.Option(None, "--dir", metavar="FOLDER", help="The bot's program folder, shown to it read-only (default: its script's or executable's)."),
+    read_only: List[Path] = typer.Option([], "--ro", metavar="FOLDER", help="One more folder the bot may read (repeatable)."),
 ) -> None:
     """Check that a bot speaks the protocol: handshake, requests, every decision, a full game.
 
@@ -50,8 +53,14 @@ def check_bot_cmd(
     except CommandError as exc:
         raise UsageError(f"{exc}: give the bot's command as you would run it here, "
                          "e.g. arena check-bot -- python my_bot.py") from None
+    folders = [program_dir] if program_dir else []
+    for folder in folders + list(read_only):
+        if not folder.is_dir():
+            raise UsageError(f"{folder}: no such folder")
     report = check_bot(list(argv), move_ms=move_ms, startup_ms=startup_ms, seed=seed,
-                       echo=lambda text: typer.echo(text, err=True), sandbox=sandbox)
+                       echo=lambda text: typer.echo(text, err=True), sandbox=sandbox,
+                       program_dir=str(program_dir.resolve()) if program_dir else None,
+                       read_only=[str(p.resolve()) for p in read_only])
     if as_json:
         emit_json(report.to_json())
     else:
