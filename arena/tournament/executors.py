@@ -15,6 +15,16 @@ the end all workers are told to stop before any is waited for, so they exit side
 If a worker process dies mid-game, only that worker's games are rescheduled (each at most
 ``MAX_ATTEMPTS`` times), a new worker takes its place, and ``on_death`` is told which games
 were lost and the worker's exit code.
+
+A worker cannot outlive its coordinator, however the coordinator ends: the kernel sends
+it SIGTERM when the coordinator dies (``PR_SET_PDEATHSIG``, so a kill -9 of ``arena serve``
+or ``arena experiment`` takes its workers along, and each closes its bot processes), and at
+start it closes what it inherited that would keep the coordinator's resources alive: network
+sockets (a web server's listening socket and its clients' connections), the coordinator's
+ends of other workers' pipes, and files it holds a ``flock`` on (a league's play lock). It
+ignores SIGINT: Ctrl-C is the coordinator's to handle. While every game is in flight the
+coordinator still asks ``stop()`` every :data:`STOP_POLL_S`, so a stop is not held up by a
+long game.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import multiprocessing
 import os
 import signal
 import socket
+import stat
 import time
 from collections import deque
 import selectors
@@ -33,6 +44,8 @@ from ..errors import ArenaError
 from .schedule import WAIT
 
 MAX_ATTEMPTS = 3
+#: How often a coordinator waiting for games asks ``stop()`` (a server stopping drops its games in flight).
+STOP_POLL_S = 0.5
 
 log = logging.getLogger("arena.worker")
 
@@ -109,17 +122,71 @@ def _on_term(signum, frame) -> None:
     raise SystemExit(0)
 
 
-def _worker_main(conn, initializer) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Bind a worker's life to its coordinator's: SIGTERM when the coordinator dies (even by
+    kill -9), which closes the worker's bot processes; Ctrl-C is the coordinator's business."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the coordinator died before the signal was asked for
+        raise SystemExit(0)
+
+
+def _drop_inherited(keep: int) -> None:
+    """Close what a forked worker inherited and must not keep alive after its coordinator:
+    network sockets (a web server's listening socket and its clients' connections), the
+    coordinator's end of other workers' pipes, and files holding a ``flock`` (a play lock).
+    ``keep`` is the worker's own pipe."""
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        return
+    for fd in fds:
+        if fd <= 2 or fd == keep:
+            continue
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            continue
+        try:
+            if stat.S_ISSOCK(st.st_mode):
+                sock = socket.socket(fileno=fd)
+                try:
+                    family, accepting = sock.family, sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                finally:
+                    sock.detach()
+                if family in (socket.AF_INET, socket.AF_INET6) or accepting or fd in _COORDINATOR_ENDS:
+                    os.close(fd)
+            elif stat.S_ISREG(st.st_mode):
+                with open(f"/proc/self/fdinfo/{fd}", encoding="ascii", errors="replace") as info:
+                    if "FLOCK" in info.read():
+                        os.close(fd)
+        except OSError:
+            continue
+
+
+_COORDINATOR_ENDS: set[int] = set()  # descriptors of the coordinator's ends of the workers' pipes
+
+
+def _worker_main(conn, initializer, parent: int) -> None:
     """A worker process: play the games that arrive on ``conn`` until told to stop.
 
     It keeps a :class:`~arena.process.pool.ProcessPool` of live bot processes for its
     lifetime and closes it when it ends -- told to stop, its pipe closed, or SIGTERM (how
-    the coordinator stops a worker in the middle of a game) -- so no bot outlives it."""
+    the coordinator stops a worker in the middle of a game, and what the kernel sends when
+    the coordinator dies) -- so no bot outlives it, and it outlives no coordinator."""
     from ..process.pool import ProcessPool
 
     global _WORKER
     _WORKER = _worker_name()
     signal.signal(signal.SIGTERM, _on_term)
+    _die_with_parent(parent)
+    _drop_inherited(conn.fileno())
     if initializer is not None:
         initializer()
     pool = ProcessPool()
@@ -145,7 +212,8 @@ def _worker_main(conn, initializer) -> None:
 class _Worker:
     def __init__(self, ctx, initializer):
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_worker_main, args=(child, initializer), daemon=True)
+        _COORDINATOR_ENDS.add(self.conn.fileno())
+        self.proc = ctx.Process(target=_worker_main, args=(child, initializer, os.getpid()), daemon=True)
         self.proc.start()
         child.close()
         self.tasks: deque = deque()
@@ -169,6 +237,7 @@ class _Worker:
         if kill and self.proc.exitcode is None:
             self.proc.kill()
             self.proc.join(5)
+        _COORDINATOR_ENDS.discard(self.conn.fileno())
         self.conn.close()
 
 
@@ -203,7 +272,9 @@ class LocalExecutor:
                 if not any(w.tasks for w in self.workers):
                     finished = not stop()
                     return
-                ready = {(key.data, key.fileobj) for key, _ in self.selector.select()}
+                ready = {(key.data, key.fileobj) for key, _ in self.selector.select(timeout=STOP_POLL_S)}
+                if not ready and stop():  # stopped from outside while every game is in flight
+                    return
                 for w in list(self.workers):
                     dead = (w, w.proc.sentinel) in ready
                     try:
@@ -272,6 +343,7 @@ class LocalExecutor:
         new = _Worker(self.ctx, self.initializer)
         self.workers[self.workers.index(w)] = new
         self._watch(new)
+        _COORDINATOR_ENDS.discard(w.conn.fileno())
         w.conn.close()
         on_death([t.key for t in lost], f"worker process {w.proc.pid} died (exit code {w.proc.exitcode}) "
                                         f"during {len(lost)} queued game(s); {len(again)} rescheduled")
