@@ -121,3 +121,16 @@ def test_hundreds_of_cells_validate_in_seconds(tmp_path):
     took = time.perf_counter() - t0
     assert result.exit_code == 0, result.output
     assert "432 rule sets" in result.output and took < 5.0
+
+
+def test_seats_override_replays_the_file_at_another_player_count(tmp_path):
+    path = sweep_file(tmp_path, "actions_per_turn: [3, 4]", games=3)
+    path.write_text(path.read_text().replace("bots: [greedy, {name: greedy-b, bot: greedy}]",
+                                             "bots: [greedy, {name: greedy-b, bot: greedy}, {name: greedy-c, bot: greedy}]"))
+    result = CliRunner().invoke(app, ["experiment", str(path), "--seats", "3", "--no-progress", "--no-charts",
+                                      "--strength-games", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["games"] == 6 and all(s["seats"] == 3 for s in out["summaries"].values())
+    bad = CliRunner().invoke(app, ["experiment", str(path), "--seats", "4", "--check"])
+    assert bad.exit_code != 0 and "--seats 4: give 1 to 3" in bad.output and "Traceback" not in bad.output

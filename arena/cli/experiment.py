@@ -15,6 +15,8 @@ def experiment_cmd(
     file: Path = typer.Argument(..., help="An experiment file (YAML) with rule_sets, e.g. tournaments/house-rules.yaml."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output folder (overrides the file's)."),
     games: Optional[int] = typer.Option(None, "--games", min=1, help="Games per rule set (overrides the file's)."),
+    seats: Optional[int] = typer.Option(None, "--seats", min=1, max=4, help="Players per game (overrides the file's; "
+                                                                           "at most the number of bots)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, help="Worker processes."),
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
@@ -44,7 +46,7 @@ def experiment_cmd(
     if as_json and as_csv:
         raise UsageError("give --json or --csv, not both")
     cfg = load_experiment(file).with_overrides(output=output, concurrency=concurrency, games=games,
-                                                      deals=deals, dask=dask)
+                                                      deals=deals, dask=dask, seats=seats)
     from ..experiment.strength import kept_strengths, weak
 
     if check:

@@ -7,6 +7,11 @@ seeds, so every comparison is paired, and writes a Markdown report with confiden
 intervals, PNG charts and a CSV of per-game rows. Its statistics are
 :mod:`engine.stats`, shared with the bots' own evaluation.
 
+A file may also sweep rule parameters over a grid (:mod:`.sweep`), stop each rule set as
+soon as its answer is known or search for the values that meet a target
+(:mod:`.sequential`, played round by round by :mod:`.plan`), and the report states how
+strong the bots are (:mod:`.strength`).
+
 May import: :mod:`arena.tournament`, :mod:`arena.referee`, ``engine`` and :mod:`arena.errors`.
 """
 

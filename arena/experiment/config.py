@@ -1,9 +1,12 @@
 """The experiment file: a tournament file's bots, seats and seeds, plus ``rule_sets``.
 
-Everything but ``rule_sets`` (and ``description``) is validated by the tournament file's
-own validation (:func:`arena.tournament.config.validate`), so the fields mean the same and
-errors name the same file, line and field. The executor defaults to ``inprocess``: built-in
-bots play inside the worker processes, the fast path for experiments at scale.
+Everything but the experiment's own keys (``rule_sets``, ``description``, ``sweep``,
+``until``, ``target``) is validated by the tournament file's own validation
+(:func:`arena.tournament.config.validate`), so the fields mean the same and errors name the
+same file, line and field. The executor defaults to ``inprocess``: built-in bots play
+inside the worker processes, the fast path for experiments at scale. ``sweep:`` adds one
+rule set per cell of a grid (:mod:`.sweep`); ``until:`` and ``target:`` play in rounds until
+the answer is known (:mod:`.sequential`), their ``max_games`` being each rule set's games.
 """
 
 from __future__ import annotations
@@ -59,10 +62,25 @@ class ExperimentConfig:
         return replace(self.base, name=f"{self.base.name}:{rs.name}", rules=rs.spec,
                        output=self.base.output / rs.name)
 
-    def with_overrides(self, output=None, concurrency=None, games=None, deals=None, dask=None) -> "ExperimentConfig":
+    def with_overrides(self, output=None, concurrency=None, games=None, deals=None, dask=None,
+                       seats=None) -> "ExperimentConfig":
         """The experiment with command-line overrides (``deals``: a deal book every rule set plays;
-        ``dask``: a scheduler's address, the games' executor)."""
+        ``dask``: a scheduler's address, the games' executor; ``seats``: players per game, at
+        most the number of bots, every rule set checked at that count)."""
         base = self.base.with_overrides(output=output, concurrency=concurrency, deals=deals, dask=dask)
+        if seats is not None and seats != base.seats:
+            from ..errors import UsageError
+
+            if not 1 <= seats <= len(base.bots):
+                raise UsageError(f"--seats {seats}: give 1 to {len(base.bots)} (the file names {len(base.bots)} bots)")
+            for rs in self.rule_sets:
+                try:
+                    compile_rules(rs.spec, seats)
+                except EngineError as exc:
+                    raise UsageError(f"--seats {seats}: rule set {rs.name!r} cannot be played: {exc}") from None
+            base = replace(base, seats=int(seats))
+            if self.stop is not None and self.stop.seat >= seats:
+                raise UsageError(f"--seats {seats}: the stopping rule measures seat {self.stop.seat}")
         if deals is not None:
             from ..tournament.config import read_book
 
