@@ -11,6 +11,7 @@ the coordinator's path to its own.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +25,18 @@ from cluster_box import BoxedCluster, installed_paths, require_box
 from test_bot_commands import LUCKY
 
 PROJECT = Path(__file__).resolve().parent.parent
+#: a bot of the standard library only (any Python runs it)
+RAW = """import json, random, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "quit":
+        break
+    if msg.get("type") == "hello":
+        print(json.dumps({"type": "ready", "id": msg["id"], "name": "raw", "version": "1", "legal_actions": True}),
+              flush=True)
+    elif "legal" in msg:
+        print(json.dumps({"id": msg["id"], "action": random.choice(msg["legal"])}), flush=True)
+"""
 VENV_BIN = Path(sys.executable).parent
 
 
@@ -75,7 +88,7 @@ def test_a_cluster_worker_in_another_venv_runs_the_command_as_typed(tmp_path_fac
     (src / "lucky.py").write_text(LUCKY)
     out = tmp_path_factory.mktemp("out")
     venv = other_venv(tmp_path_factory.mktemp("worker-env") / "venv")
-    cluster = OtherVenvCluster(tmp_path_factory.mktemp("cluster"), [out], venv).start()
+    cluster = OtherVenvCluster(tmp_path_factory.mktemp("cluster"), [out, src], venv).start()
     try:
         from distributed import Client
 
@@ -106,5 +119,19 @@ def test_a_cluster_worker_in_another_venv_runs_the_command_as_typed(tmp_path_fac
             conn.close()
         assert stored == 2 and faults == [], faults
         assert tiers == {"strict"}
+
+        # a program the coordinator has and the worker does not: one sentence naming both
+        mine = src / "mybin"
+        mine.mkdir()
+        (mine / "xpython").symlink_to(os.path.realpath(sys.executable))
+        (src / "raw.py").write_text(RAW)
+        (src / "t2.yaml").write_text((src / "t.yaml").read_text().replace("python3 lucky.py", "xpython raw.py")
+                                     .replace(str(out / "run"), str(out / "run2")))
+        env = dict(os.environ, PATH=f"{mine}:{os.environ.get('PATH', '')}")
+        done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(src / "t2.yaml")], cwd=src, env=env,
+                              capture_output=True, text=True, timeout=600)
+        said = done.stdout + done.stderr
+        assert "cannot start bot 'lucky': the program 'xpython' was not found on the PATH" in said, said[-3000:]
+        assert "Traceback" not in said
     finally:
         cluster.stop()

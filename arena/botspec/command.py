@@ -404,7 +404,11 @@ def script_of(argv) -> str | None:
     words = words[w.program:]
     base = _base_name(words[0])
     if not INTERPRETER_RE.match(base) and not INTERPRETER_RE.match(os.path.basename(words[0])):
-        return None
+        # a link with a name of its own to an interpreter (``xpython -> python3.11``)
+        real = _base_name(os.path.realpath(words[0])) if "/" in words[0] else ""
+        if not (real and INTERPRETER_RE.match(real)):
+            return None
+        base = real
     args = words[1:]
     if base == "java":
         if "-jar" in args and args.index("-jar") + 1 < len(args):
@@ -592,7 +596,7 @@ def needed_paths(argv: list[str], env: dict | None = None, program_dir: str | No
         words = words[w.program:]
         exe = words[0] if "/" in words[0] else shutil.which(words[0], path=path_var)
         if exe:
-            for seen in (os.path.abspath(exe), os.path.realpath(exe)):
+            for seen in _link_chain(os.path.abspath(exe)):
                 add_prefix(seen)  # a venv's folder (its pyvenv.cfg, site-packages), the real installation
                 if _base_name(seen).startswith(("python", "pypy")):
                     for p in editable_paths(_prefix_of(seen)):
@@ -632,6 +636,25 @@ def needed_paths(argv: list[str], env: dict | None = None, program_dir: str | No
         if entry and os.path.isdir(entry):
             add(entry)
     return paths
+
+
+def _link_chain(path: str) -> list[str]:
+    """``path`` and every path its symbolic links go through to the real file (a link to a
+    venv's ``python``, itself a link to the base installation's): each must be seen."""
+    out = [path]
+    for _ in range(40):
+        try:
+            target = os.readlink(out[-1])
+        except OSError:
+            break
+        nxt = os.path.normpath(os.path.join(os.path.dirname(out[-1]), target))
+        if nxt in out:
+            break
+        out.append(nxt)
+    real = os.path.realpath(path)
+    if real not in out:
+        out.append(real)
+    return out
 
 
 def _is_system(exe: str) -> bool:

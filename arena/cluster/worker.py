@@ -206,6 +206,25 @@ def _plugin(name: str) -> ArenaWorker:
     return plugin
 
 
+class CannotStart(ArenaError):
+    """A seat's command cannot start on this worker (a program missing from its PATH)."""
+
+
+def _check_commands(seats: list[dict], worker: str) -> None:
+    """Each command-line seat's programs, found in this worker's own environment (the
+    command came as its author typed it); one sentence naming the worker where one is not."""
+    from ..botspec import CommandError, locate
+
+    for seat in seats:
+        if not seat.get("cmd"):
+            continue
+        base = seat.get("base")
+        try:
+            locate(seat["cmd"], base if base and os.path.isdir(base) else None)
+        except CommandError as exc:
+            raise CannotStart(f"the worker {worker} cannot start bot {seat.get('name')!r}: {exc}") from None
+
+
 def check_tier(sandbox, worker: str) -> None:
     """Refuse a game whose tier this worker cannot give (strict without a fallback)."""
     from ..process.sandbox import strict_missing
@@ -242,6 +261,8 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
                 seat[key] = rewrite([seat[key]], folder, str(target))[0]
         if seat.get("read_only"):
             seat["read_only"] = rewrite(list(seat["read_only"]), folder, str(target))
+    if payload.get("play") != "inprocess":
+        _check_commands(seats, plugin.worker_address)
     request["seats"] = seats
     returned = bool(request.pop("return_files", False))
     referee = payload.get("play") != "inprocess" and payload.get("game_fn") is None
