@@ -451,19 +451,33 @@ def precheck(cfg, allow_changes: bool = False) -> list[dict]:
         old.close()
 
 
+def line_buffered() -> None:
+    """Live lines reach a pipe (``arena match ... | tee log``) as they are printed: stdout is
+    made line-buffered, as a terminal is, instead of block-buffered."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(line_buffering=True)
+        except (ValueError, OSError):
+            pass
+
+
 def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = False, as_json: bool = False,
               allow_changes: bool = False) -> dict:
     """Run the match ``cfg`` through the tournament runner, printing live results; returns the summary."""
     from tqdm import tqdm
 
     from ..errors import ArenaError
-    from ..tournament.runner import run_tournament
+    from ..tournament.runner import Interrupted, run_tournament
     from ..tournament.standings import render_text
-    from ..tournament.store import DB_NAME, Store
-    from .tournament import finish_run
+    from .tournament import finish_run, stored_report
 
     stored = precheck(cfg, allow_changes)
     tally = Tally(cfg, stored)
+    line_buffered()
+
+    def live_figures() -> dict:
+        return {"pairs": tally.pairs()} if cfg.seats == 2 else tally.ranks()
 
     def say(text: str) -> None:
         tqdm.write(text, file=sys.stdout)
@@ -483,10 +497,21 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
                 for line in tally.report_lines():
                     say(line)
 
-    summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes)
+    try:
+        summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes)
+    except Interrupted as exc:
+        # as cutechess-cli and fastchess do: the results so far, then the exit code (130, 143)
+        if as_json:
+            emit_json({"interrupted": True, "summary": exc.summary, "live": live_figures(), **stored_report(cfg)})
+        else:
+            if live:
+                for line in tally.report_lines():
+                    say(line)
+            typer.echo(render_text(stored_report(cfg)))
+        raise
     rep = finish_run(cfg, summary)
     if as_json:
-        emit_json({"summary": summary, "live": {"pairs": tally.pairs()} if cfg.seats == 2 else tally.ranks(), **rep})
+        emit_json({"summary": summary, "live": live_figures(), **rep})
         return summary
     if live and len(tally.games) % report_every != 0:
         for line in tally.report_lines():

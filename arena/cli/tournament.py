@@ -43,18 +43,24 @@ def finish_run(cfg, summary: dict) -> dict:
     """After a run (``arena run``, ``arena match``): the stored standings, and ``index.html``
     written, its path put in ``summary["index"]``."""
     from ..tournament.index import write_index
+
+    rep = stored_report(cfg)
+    # index.html with the standings and every game; HTML viewers for the first games only,
+    # so a long tournament is not slowed down (`arena index` writes them all).
+    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
+    return rep
+
+def stored_report(cfg) -> dict:
+    """The standings of what ``cfg``'s folder holds now (after an interrupted run too)."""
     from ..tournament.standings import report
     from ..tournament.store import Store
 
     store = Store.open(cfg.output, create=False)
     try:
-        rep = report(store)
+        return report(store)
     finally:
         store.close()
-    # index.html with the standings and every game; HTML viewers for the first games only,
-    # so a long tournament is not slowed down (`arena index` writes them all).
-    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
-    return rep
+
 
 @command("run")
 def run_cmd(
@@ -82,21 +88,29 @@ def run_cmd(
 
     Exits non-zero when a game could not be played (it is not stored; running again retries it)."""
     from ..tournament.config import load_config
-    from ..tournament.runner import run_tournament
+    from ..tournament.runner import Interrupted, run_tournament
     from ..tournament.standings import render_text
 
     cfg = load_config(file).with_overrides(output=output, concurrency=concurrency, dask=dask,
                                            play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
-    from .match import check_bots, precheck
+    from .match import check_bots, line_buffered, precheck
 
     precheck(cfg, allow_changes)
     if cfg.format == "sprt" and not as_json:
         o = cfg.format_options
         typer.echo(f"SPRT: candidate {o['candidate']} vs baseline {o['baseline']}", err=True)
     check_bots(cfg, check)
-    summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes)
+    line_buffered()
+    try:
+        summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes)
+    except Interrupted as exc:  # Ctrl-C (exit 130) or SIGTERM (143): the standings so far first
+        if as_json:
+            emit_json({"interrupted": True, "summary": exc.summary, **stored_report(cfg)})
+        else:
+            typer.echo(render_text(stored_report(cfg)))
+        raise
     rep = finish_run(cfg, summary)
     if as_json:
         emit_json({"summary": summary, **rep})

@@ -31,9 +31,30 @@ log = logging.getLogger("arena.tournament")
 
 
 class Interrupted(ArenaError):
-    """The run was interrupted (Ctrl-C); what was stored stays stored."""
+    """The run was interrupted (Ctrl-C: exit code 130; SIGTERM: 143); what was stored stays
+    stored. ``summary`` is the run's summary so far, for the caller to print the results."""
 
     exit_code = 130
+    summary: dict | None = None
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the coordinator by SIGTERM while a run plays, so it stops as on Ctrl-C."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated()
+
+
+def _catch_sigterm() -> Callable[[], None]:
+    """Turn SIGTERM into :class:`Terminated` for the run (main thread only); returns what
+    puts the previous handler back."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    return lambda: signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def config_json(cfg: TournamentConfig) -> dict:
@@ -257,6 +278,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     bar.set_postfix_str(live.line())
     shown = time.perf_counter()
     t0 = time.perf_counter()
+    restore_term = _catch_sigterm()
     try:
         for task, reply in executor.run(pending, payload, lambda: state["stop"], on_death):
             if isinstance(reply, ArenaError):
@@ -295,10 +317,16 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                 state["stop"] = True
                 store.set_meta("sprt_decision", json.dumps(status))
                 echo(f"arena: sprt decided: {describe(status)}")
-    except KeyboardInterrupt:
-        raise Interrupted(f"interrupted: {store.count()} of {scheduled} games are stored in {output}; "
-                          f"run the same command again to continue") from None
+    except KeyboardInterrupt as exc:
+        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        err = Interrupted(f"{how}: {store.count()} of {scheduled} games are stored in {output}; "
+                          f"run the same command again to continue")
+        if isinstance(exc, Terminated):
+            err.exit_code = 143
+        err.summary = summary
+        raise err from None
     finally:
+        restore_term()
         if progress:
             bar.set_postfix_str(live.line(), refresh=False)
         bar.close()
