@@ -173,3 +173,20 @@ def test_width_stops_each_rule_set_once_its_interval_is_narrow(tmp_path):
 def test_a_bad_until_names_the_file_line_and_field(tmp_path, until, field):
     with pytest.raises(ConfigError, match=rf"until\.yaml, line \d+, field '{field}'"):
         load_experiment(until_file(tmp_path, until, REVISED_4_AND_NO_MASTER))
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_a_sequential_run_takes_the_same_decisions(tmp_path):
+    """The rounds wait on the cluster as on local workers: the same games, verdicts and counts."""
+    from distributed import LocalCluster
+
+    until = "{figure: rounds, against: reference, max_games: 48, round: 4}"
+    local = run_experiment(load_experiment(until_file(tmp_path, until, REVISED_4_AND_NO_MASTER)), progress=False,
+                           echo=lambda t: None)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        cfg = load_experiment(until_file(tmp_path, until, REVISED_4_AND_NO_MASTER, out="dask")).with_overrides(
+            dask=cluster.scheduler_address)
+        on_dask = run_experiment(cfg, progress=False, echo=lambda t: None)
+    assert on_dask["sequential"]["rule_sets"] == local["sequential"]["rule_sets"]
+    strip = lambda rows: [(r["rule_set"], r["group"], r["rotation"], r["rounds"]) for r in rows]  # noqa: E731
+    assert strip(on_dask["rows"]) == strip(local["rows"])

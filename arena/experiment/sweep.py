@@ -140,9 +140,10 @@ def build_cells(src: Source, axes: list[Axis], base: RuleSpec, seats: int) -> li
                     raise src.error(("sweep", "variants", i), f"{exc} ({plural})") from None
             continue
         if a.name not in known:
-            close = sorted(known, key=lambda k: _distance(k, a.name))[:3]
-            raise src.error(("sweep", a.name), f"unknown rule parameter {a.name!r} (did you mean "
-                                               f"{' or '.join(repr(c) for c in close)}? `arena variants` lists them)")
+            close = min(known, key=lambda k: _distance(k, a.name))
+            hint = f"did you mean {close!r}? " if _distance(close, a.name) <= max(2, len(a.name) // 3) else ""
+            raise src.error(("sweep", a.name), f"unknown rule parameter {a.name!r} ({hint}`arena variants` lists "
+                                               f"the parameters of the variants in use)")
         variants = base.variants if swept_variants is None else swept_variants[0]
         for i, v in enumerate(a.values):
             try:
