@@ -4,16 +4,26 @@ Under strict every process of a bot lives in the PID namespace that bubblewrap m
 the process the arena started: an orphan is reaped by the namespace's first process, never
 by the host's init, so walking the descendants of the started process finds the whole tree,
 daemons in new sessions included. From that walk come what cgroups give elsewhere: the
-tree's resident memory (for the memory cap), its CPU time (every live process's own and
-reaped children's time: each process that ever ran is counted once, in itself while it
-lives and in the parent that reaped it afterwards) and freezing (SIGSTOP to every process
-until none is left running, so a fork cannot slip through).
+tree's resident memory (for the memory cap), its CPU time (:class:`TreeAccount`) and
+freezing (SIGSTOP to every process until none is left running, so a fork cannot slip
+through).
+
+CPU time: a process's ``cutime``/``cstime`` hold only the children it *waited for*; a child
+the kernel reaps itself (its parent ignores SIGCHLD, or set ``SA_NOCLDWAIT``) leaves its
+time nowhere, so a sum over the live tree misses it. :class:`TreeAccount` keeps the last
+reading of every process it ever saw, keyed by pid and start time, and charges a process
+that is gone to the parent it had. The kernel could say it exactly (taskstats), but that
+needs ``CAP_NET_ADMIN``, which an ordinary user does not have; BSD process accounting
+needs ``CAP_SYS_PACCT``. What a poll can still miss: a child born and reaped by the kernel
+between two polls, and of one it saw, what it used after the last one (see ``Launch._poll``
+for how often that is).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 from .transport import CLK_TCK, proc_files
@@ -25,36 +35,124 @@ def _stat_fields(data: bytes) -> list[bytes]:
 
 def descendants(root: int, zombies: bool = False) -> list[int]:
     """``root`` and every live process below it (zombies left out unless ``zombies``)."""
+    return [pid for pid, fields in tree_stats(root).items() if zombies or fields[0] != b"Z"]
+
+
+def _scan(root: int) -> dict[int, list[bytes]]:
+    """:func:`tree_stats` from every process of the machine (a kernel without children files)."""
     children: dict[int, list[int]] = {}
-    state: dict[int, bytes] = {}
+    stats: dict[int, list[bytes]] = {}
     for pid, data in proc_files("stat", 512):
         fields = _stat_fields(data)
-        if len(fields) < 2:
+        if len(fields) < 20:
             continue
-        state[pid] = fields[0]
+        stats[pid] = fields
         children.setdefault(int(fields[1]), []).append(pid)
-    if root not in state:
-        return []
-    out, todo = [], [root]
+    if root not in stats:
+        return {}
+    out, todo = {}, [root]
     while todo:
         pid = todo.pop()
-        if zombies or state.get(pid) != b"Z":
-            out.append(pid)
+        out[pid] = stats[pid]
         todo.extend(children.get(pid, ()))
     return out
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """CPU seconds of every process that ever ran below ``root`` (see the module docstring)."""
-    total = 0
-    for pid in descendants(root, zombies=True):  # an exited child not yet reaped still holds its time
+def _children(pid: int) -> list[int] | None:
+    """The children of every thread of ``pid`` (``/proc/PID/task/TID/children``); None where
+    this kernel has no such file (``CONFIG_PROC_CHILDREN``)."""
+    out = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out.extend(map(int, f.read().split()))
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                continue
+            return None
+        except OSError:
+            continue
+    return out
+
+
+def tree_stats(root: int) -> dict[int, list[bytes]]:
+    """``{pid: fields of /proc/PID/stat from the state on}`` for ``root`` and every process
+    below it, zombies included. Walks down from ``root`` through the children files (a few
+    reads per process of the tree), else reads every process of the machine."""
+    out: dict[int, list[bytes]] = {}
+    todo = [root]
+    while todo:
+        pid = todo.pop()
         try:
             with open(f"/proc/{pid}/stat", "rb") as f:
                 fields = _stat_fields(f.read(512))
-            total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
-        except (OSError, IndexError, ValueError):
+        except OSError:
             continue
-    return total / CLK_TCK
+        if len(fields) < 20 or pid in out:
+            continue
+        out[pid] = fields
+        kids = _children(pid)
+        if kids is None:
+            return _scan(root)
+        todo.extend(kids)
+    return out
+
+
+class TreeAccount:
+    """CPU time of every process that ever ran below ``root``, those reaped by the kernel
+    included, as far as :meth:`sample` was called while they lived.
+
+    Each sample reads every process of the tree: its own time (``utime + stime``, all its
+    threads), the time of the children it waited for (``cutime + cstime``) and its parent.
+    A process gone since the previous sample is charged to the parent it had then: its last
+    own time plus what its children account for, the larger of what its ``cutime`` says and
+    what the account saw of them. A parent that waited for the child finds it in its
+    ``cutime`` too, so the larger of the two counts it once; one that let the kernel reap it
+    has it only in the account. The total never goes down."""
+
+    def __init__(self, root: int):
+        self.root = root
+        self._live: dict[tuple[int, int], tuple[int, int, tuple[int, int] | None]] = {}
+        self._absorbed: dict[tuple[int, int], int] = {}
+        self._dead = 0
+        self._ticks = 0
+        self._root_start: bytes | None = None
+        self._lock = threading.Lock()
+        self.changed = False
+
+    def sample(self) -> float:
+        """Read the tree now; the CPU seconds of the whole tree so far."""
+        with self._lock:
+            stats = tree_stats(self.root) if self.root > 0 else {}
+            start = stats[self.root][19] if self.root in stats else None
+            if self._root_start is None:
+                self._root_start = start
+            if start is None or start != self._root_start:
+                stats, self.root = {}, 0  # gone for good (its pid may be another's now)
+            keys = {pid: (pid, int(f[19])) for pid, f in stats.items()}
+            now = {}
+            for pid, f in stats.items():
+                now[keys[pid]] = (int(f[11]) + int(f[12]), int(f[13]) + int(f[14]), keys.get(int(f[1])))
+            self.changed = now.keys() != self._live.keys()
+            # children before their parents (a child starts after its parent), so that a
+            # parent gone in the same interval takes its children's time with it
+            for key in sorted((k for k in self._live if k not in now), key=lambda k: k[1], reverse=True):
+                own, kids, parent = self._live.pop(key)
+                credit = own + max(kids, self._absorbed.pop(key, 0))
+                if parent is not None and (parent in now or parent in self._live):
+                    self._absorbed[parent] = self._absorbed.get(parent, 0) + credit
+                else:
+                    self._dead += credit
+            self._live = now
+            total = self._dead + sum(own + max(kids, self._absorbed.get(key, 0))
+                                     for key, (own, kids, _) in self._live.items())
+            self.changed = self.changed or total != self._ticks
+            self._ticks = max(self._ticks, total)
+            return self._ticks / CLK_TCK
 
 
 def signal_tree(root: int, sig: int) -> int:
