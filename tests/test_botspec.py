@@ -9,7 +9,8 @@ import pytest
 
 from arena.botspec import (CommandError, NameError_, anchor, check_name, distinct_names, locate, needed_paths,
                            parse_spec, script_of)
-from arena.botspec.command import _walk, editable_paths
+from arena.botspec.view import editable_paths
+from arena.botspec.wrappers import _walk
 from arena.errors import UsageError
 
 

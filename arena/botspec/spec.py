@@ -100,7 +100,7 @@ def _folder(path: str, base: str, key: str) -> str:
 
 def _program_path(words) -> str:
     """The path that names a command-line bot: its script's, else its program's."""
-    from .command import _walk, script_of
+    from .wrappers import _walk, script_of
     words = list(words)
     w = _walk(words)
     script = script_of(words)

@@ -50,7 +50,8 @@ def program_folder(argv: list[str]) -> tuple[str, str | None] | None:
     """``(folder, single file or None)`` a seat's command needs from the coordinator's disk,
     or None when it runs only installed programs (found on the ``PATH``). Wrappers are seen
     through (``nice -n 5 python3 bot.py`` needs ``bot.py``'s folder)."""
-    from ..botspec.command import _is_system, _walk, loose_folders, script_of
+    from ..botspec.view import _is_system, loose_folders
+    from ..botspec.wrappers import _walk, script_of
 
     words = list(argv)
     w = _walk(words)

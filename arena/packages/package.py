@@ -157,7 +157,7 @@ def run_argv(manifest: Manifest, folder: Path) -> list[str]:
     program name (``python3``, ``node``), also behind a wrapper (``nice -n 5 ./bot``), is
     looked up on the PATH of the machine that plays it; a path outside the package is refused."""
     from ..botspec import anchor
-    from ..botspec.command import _walk
+    from ..botspec.wrappers import _walk
 
     folder = Path(folder).resolve()
     typed = shlex.split(manifest.run)

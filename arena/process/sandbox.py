@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ..botspec.command import SYSTEM_DIRS, loose_folders, needed_paths, program_files
+from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_paths, program_files
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
 from .proctree import TreeAccount, continue_tree, descendants, stop_tree
 from .treememory import HiddenMemory

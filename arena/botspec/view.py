@@ -1,0 +1,247 @@
+"""What a bot must see: its interpreter's installation, its program's folder, the
+packages of its environment's editable installs, what it declared (see
+:mod:`arena.botspec.command`, step 3)."""
+
+from __future__ import annotations
+
+import ast
+import glob
+import os
+import shutil
+import sys
+import tempfile
+
+from .wrappers import INTERPRETER_RE, _base_name, _is_operator, _walk, script_of
+
+#: where a system's programs live: never shown as the bot's own, never bundled
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+
+
+def _shebang(exe: str, path_var: str | None) -> str | None:
+    """The interpreter a script names on its ``#!`` line (through ``/usr/bin/env NAME``)."""
+    try:
+        with open(exe, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        names = [w for w in words[1:] if not w.startswith("-")]
+        return shutil.which(names[0], path=path_var) if names else None
+    return words[0] if os.path.exists(words[0]) else None
+
+
+def program_files(argv: list[str], env: dict | None = None) -> tuple[str | None, str | None]:
+    """``(executable, script)`` of a bot's command line past its wrappers, real paths: the
+    script is the first file argument of an interpreter (``python bot.py``, ``node bot.js``),
+    never an argument of a program (``./bot --db results.sqlite`` names no script)."""
+    path_var = (env or os.environ).get("PATH")
+    words = list(argv)
+    w = _walk(words)
+    if w.shell is not None and w.inner:
+        first = next((p for p in w.inner if p and not _is_operator(p)), None)
+        if first:
+            return program_files(first, env)
+    words = words[w.program:]
+    exe = words[0] if "/" in words[0] else shutil.which(words[0], path=path_var)
+    exe = os.path.realpath(exe) if exe and os.path.exists(exe) else None
+    script = script_of(words)
+    if script is not None and os.path.isfile(script):
+        return exe, os.path.realpath(script)
+    return exe, None
+
+
+def describe_program(argv: list[str], env: dict | None = None) -> dict:
+    """What runs, for messages and records: ``{"program", "interpreter", "script"}``."""
+    exe, script = program_files(argv, env)
+    shebang = _shebang(exe, (env or os.environ).get("PATH")) if exe else None
+    return {"program": exe, "interpreter": shebang or (exe if script else None), "script": script}
+
+
+def loose_folders() -> set[str]:
+    """Folders whose files are not one program's: the arena user's home, ``/tmp``, ``/``."""
+    out = {"/", "/tmp", "/var/tmp", "/home", "/root", os.path.realpath(tempfile.gettempdir())}
+    for home in (os.environ.get("HOME"), os.path.expanduser("~")):
+        if home and home != "/":
+            out.add(os.path.realpath(home))
+    return out
+
+
+def _under(path: str, dirs) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
+
+
+def _prefix_of(exe: str) -> str:
+    folder = os.path.dirname(exe)
+    return os.path.dirname(folder) if os.path.basename(folder) in ("bin", "Scripts") else folder
+
+
+def editable_paths(prefix: str) -> list[str]:
+    """The folders a Python environment at ``prefix`` imports from outside itself: the
+    packages of its editable installs (setuptools' ``__editable__`` finders and path files,
+    other ``.pth`` files' folders), each package's folder rather than a whole project."""
+    out: list[str] = []
+    for site in glob.glob(os.path.join(prefix, "lib", "python*", "site-packages")) + \
+            glob.glob(os.path.join(prefix, "lib", "site-packages")):
+        for finder in glob.glob(os.path.join(site, "__editable___*finder.py")):
+            try:
+                tree = ast.parse(open(finder, encoding="utf-8").read())
+            except (OSError, SyntaxError, ValueError):
+                continue
+            for node in tree.body:
+                target = node.target if isinstance(node, ast.AnnAssign) else \
+                    (node.targets[0] if isinstance(node, ast.Assign) and node.targets else None)
+                if isinstance(target, ast.Name) and target.id == "MAPPING" and node.value is not None:
+                    try:
+                        mapping = ast.literal_eval(node.value)
+                    except ValueError:
+                        continue
+                    out += [p for p in mapping.values() if isinstance(p, str)]
+        for pth in glob.glob(os.path.join(site, "*.pth")):
+            try:
+                lines = open(pth, encoding="utf-8").read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ")) or not os.path.isabs(line) or not os.path.isdir(line):
+                    continue
+                out += _packages_in(line)
+    seen: list[str] = []
+    for p in out:
+        p = os.path.realpath(p)
+        if os.path.exists(p) and p not in seen:
+            seen.append(p)
+    return seen
+
+
+def _packages_in(folder: str) -> list[str]:
+    """The top-level packages (folders with ``__init__.py``), modules and distributions'
+    metadata (``*.dist-info``: their entry points) of a path entry."""
+    out = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return out
+    for name in names:
+        d = os.path.join(folder, name)
+        if os.path.isfile(os.path.join(d, "__init__.py")) or (name.endswith(".py") and os.path.isfile(d)) \
+                or (name.endswith((".dist-info", ".egg-info")) and os.path.isdir(d)):
+            out.append(d)
+    return out
+
+
+def _package_dirs(module: str, exe: str | None) -> list[str]:
+    """The folders of the top-level packages beside ``module``'s, for the arena's own
+    interpreter (a project's code, not its data)."""
+    if not exe or os.path.realpath(exe) != os.path.realpath(sys.executable):
+        return []
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(module.split(".")[0])
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    top = os.path.realpath(list(spec.submodule_search_locations)[0])
+    parent = os.path.dirname(top)
+    return [d for d in _packages_in(parent) if os.path.isdir(d) and not _under(d, SYSTEM_DIRS)]
+
+
+def needed_paths(argv: list[str], env: dict | None = None, program_dir: str | None = None,
+                 read_only=()) -> list[str]:
+    """What a bot started by ``argv`` must see, read-only, as real paths outside the system
+    folders: see the module docstring. Never the folder of a mere argument."""
+    env = env if env is not None else dict(os.environ)
+    path_var = env.get("PATH")
+    paths: list[str] = []
+    loose = loose_folders()
+
+    def add(p: str) -> None:
+        p = os.path.realpath(p) if p and os.path.exists(p) else ""
+        if p and p != "/" and not _under(p, SYSTEM_DIRS) and p not in paths:
+            paths.append(p)
+
+    def add_prefix(exe: str) -> None:
+        prefix = _prefix_of(exe)
+        add(exe if os.path.realpath(prefix) in loose else prefix)
+
+    def program(words: list[str]) -> None:
+        w = _walk(words)
+        for i in w.wrappers:
+            exe = words[i] if "/" in words[i] else shutil.which(words[i], path=path_var)
+            if exe:
+                add_prefix(os.path.abspath(exe))
+        words = words[w.program:]
+        exe = words[0] if "/" in words[0] else shutil.which(words[0], path=path_var)
+        if exe:
+            for seen in _link_chain(os.path.abspath(exe)):
+                add_prefix(seen)  # a venv's folder (its pyvenv.cfg, site-packages), the real installation
+                if _base_name(seen).startswith(("python", "pypy")):
+                    for p in editable_paths(_prefix_of(seen)):
+                        add(p)
+            interpreter = _shebang(exe, path_var)
+            if interpreter:  # ./bot.py with "#!/usr/bin/env python3": the interpreter's installation too
+                add_prefix(os.path.abspath(interpreter))
+                add_prefix(os.path.realpath(interpreter))
+                for p in editable_paths(_prefix_of(os.path.abspath(interpreter))):
+                    add(p)
+            if not INTERPRETER_RE.match(_base_name(exe)) and not _is_system(exe):
+                folder = os.path.dirname(os.path.realpath(exe))
+                add(os.path.realpath(exe) if folder in loose else folder)
+        script = script_of(words)
+        if script is not None and os.path.isfile(script):
+            real = os.path.realpath(script)
+            folder = os.path.dirname(real)
+            # a script lying loose in a home folder or in /tmp brings itself, not its folder
+            # (whose dotfiles, keys and other programs' files are not the bot's business)
+            add(real if folder in loose else folder)
+        for i, arg in enumerate(words[1:], 1):
+            if words[i - 1] == "-m":
+                for p in _package_dirs(arg, exe):
+                    add(p)
+
+    program(list(argv))
+    w = _walk(list(argv))
+    if w.inner:
+        for part in w.inner:
+            if part and not _is_operator(part):
+                program(part)
+    if program_dir:
+        add(program_dir)
+    for extra in read_only or ():
+        add(extra)
+    for entry in (env.get("PYTHONPATH") or "").split(os.pathsep):
+        if entry and os.path.isdir(entry):
+            add(entry)
+    return paths
+
+
+def _link_chain(path: str) -> list[str]:
+    """``path`` and every path its symbolic links go through to the real file (a link to a
+    venv's ``python``, itself a link to the base installation's): each must be seen."""
+    out = [path]
+    for _ in range(40):
+        try:
+            target = os.readlink(out[-1])
+        except OSError:
+            break
+        nxt = os.path.normpath(os.path.join(os.path.dirname(out[-1]), target))
+        if nxt in out:
+            break
+        out.append(nxt)
+    real = os.path.realpath(path)
+    if real not in out:
+        out.append(real)
+    return out
+
+
+def _is_system(exe: str) -> bool:
+    """An executable of the system or of the arena's Python installation."""
+    real = os.path.realpath(exe)
+    roots = [d + "/" for d in SYSTEM_DIRS] + [os.path.realpath(sys.prefix) + "/", os.path.realpath(sys.base_prefix) + "/"]
+    return any(real.startswith(r) or os.path.abspath(exe).startswith(r) for r in roots)
