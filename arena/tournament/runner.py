@@ -367,13 +367,45 @@ def game_faults(bots, outcome: dict) -> list[dict]:
     return out
 
 
+def tie_break(result: dict) -> str | None:
+    """The R7.2 criterion that separated two seats of equal score, or None: ``puzzles`` (more
+    completed puzzles) or ``pieces`` (more pieces owned), both when one game needed both
+    (three or four seats). Seats a forfeit placed (R7.3) are not compared: a fault decided."""
+    ranks, scores = result.get("ranking") or [], result.get("scores") or []
+    completed = result.get("completed")
+    forfeited = result.get("forfeited") or [False] * len(ranks)
+    used: list[str] = []
+    for i in range(len(ranks)):
+        for j in range(i + 1, len(ranks)):
+            if ranks[i] == ranks[j] or scores[i] != scores[j] or forfeited[i] != forfeited[j]:
+                continue
+            if completed is None:
+                how = "puzzles or pieces"
+            else:
+                how = "puzzles" if completed[i] != completed[j] else "pieces"
+            if how not in used:
+                used.append(how)
+    return ", ".join(sorted(used, key=["puzzles", "pieces", "puzzles or pieces"].index)) or None
+
+
 def end_of(bots, outcome: dict) -> dict:
-    """How a game ended: ``{"end": "normal" | "adjudicated" | "fault", "reason": text}``.
+    """How a game ended: ``{"end": "normal" | "adjudicated" | "fault", "reason": text,
+    "tie_break": criterion or None}``.
 
     The reason names each seat's first fault (``random: timeout at move 12``), else an
     adjudication (R5.3, ``adjudicated after 100 rounds``), else the ordinary end
-    (``game over after 9 rounds``), as cutechess prints the reason in braces."""
+    (``game over after 9 rounds``), as cutechess prints the reason in braces; a game that
+    equal scores left to R7.2 says which criterion decided first (``tie-break: puzzles;
+    game over after 14 rounds``)."""
     res = outcome.get("result") or {}
+    out = _end_of(bots, outcome, res)
+    out["tie_break"] = tie_break(res)
+    if out["tie_break"]:
+        out["reason"] = f"tie-break: {out['tie_break']}; {out['reason']}"
+    return out
+
+
+def _end_of(bots, outcome: dict, res: dict) -> dict:
     faults = game_faults(bots, outcome)
     if faults:
         first: dict[int, dict] = {}
