@@ -40,7 +40,8 @@ SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 _OPTION_OF = {"name": "--name", "rules": "--rules/--param", "seats": "--seats", "bots": "the bots",
               "format": "--sprt", "games": "--games", "seed": "--seed", "time_control": "the time control",
               "fault_policy": "--fault-policy", "sandbox": "--sandbox", "concurrency": "--concurrency",
-              "executor": "--inprocess", "output": "--output", "replays": "--replays", "deals": "--deals"}
+              "executor": "--inprocess", "output": "--output", "replays": "--replays", "deals": "--deals",
+              "anchor": "--anchor"}
 
 
 def _source(doc: dict):
@@ -118,14 +119,15 @@ def typed_order(args: list[str], names: list[str], cmds: list[str], value_option
 def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[int], sprt: Optional[dict],
                    rules: str, params: list[str], seed: int, time_control: dict, fault_policy: str, sandbox: str,
                    concurrency: Optional[int], inprocess: bool, output: Optional[Path], name: Optional[str],
-                   replays: bool, deals: Optional[Path]) -> dict:
+                   replays: bool, deals: Optional[Path], anchor: Optional[str] = None) -> dict:
     """The tournament document (what a YAML file would hold) of a match's options.
 
     ``bots`` may mix registered names, ``{"cmd": ...}`` and ``{"engine": SPEC}`` entries in
     the order typed (:func:`typed_order`); ``cmds`` are appended after them. Commands are
     anchored to the current folder (:func:`arena.botspec.anchor`), so the document means the
     same from any folder (``--write-yaml``)."""
-    from ..botspec import CommandError, anchor, distinct_names, parse_spec
+    from ..botspec import CommandError, distinct_names, parse_spec
+    from ..botspec import anchor as anchored
 
     base = str(Path.cwd())
     entries: list = []
@@ -138,7 +140,7 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
             if not str(item["cmd"]).strip():
                 raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
             try:
-                item["cmd"] = shlex.join(anchor(item["cmd"], base))
+                item["cmd"] = shlex.join(anchored(item["cmd"], base))
             except CommandError as exc:
                 raise UsageError(f"--cmd {item['cmd']!r}: {exc}") from None
         for key in ("program_dir",):
@@ -179,6 +181,8 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
     if deals is not None:
         doc["deals"] = str(deals)
     doc["output"] = str(output) if output is not None else f"results/{name}"
+    if anchor is not None or len(labels) >= 2:
+        doc["anchor"] = anchor if anchor is not None else labels[1]  # default: the baseline, rated 0
     if not replays:
         doc["replays"] = False
     return doc
@@ -368,6 +372,8 @@ def match_cmd(
     allow_changes: bool = typer.Option(False, "--allow-changes",
                                        help="Continue a stored match although the time control, sandbox, fault "
                                             "policy or bot options changed (the change is recorded)."),
+    anchor: Optional[str] = typer.Option(None, "--anchor", metavar="BOT",
+                                         help="The bot rated 0 (default: the second bot typed, the baseline)."),
     report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
                                      help="Print the results block every N games."),
     live: bool = typer.Option(True, "--live/--quiet", help="Print a line per finished game and the results block."),
@@ -398,7 +404,7 @@ def match_cmd(
     doc = build_document(ordered, [], seats=seats, games=games, sprt=parse_sprt(sprt_texts) if sprt else None,
                          rules=rules, params=param, seed=seed, time_control=tc, fault_policy=fault_policy,
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
-                         replays=replays, deals=deals)
+                         replays=replays, deals=deals, anchor=anchor)
     if dask:
         doc["executor"] = {"type": "dask", "address": dask, **({"play": "inprocess"} if inprocess else {})}
     cfg = validate(_source(doc))

@@ -41,7 +41,7 @@ TOP_KEYS = {
     "concurrency": "games played at once",
     "executor": "local or dask, and how games are played",
     "output": "the output folder",
-    "anchor": "the bot whose rating is 0",
+    "anchor": "the bot whose rating is 0 (default: an sprt's baseline, else random if present, else the first bot)",
     "replays": "write a replay file per game",
     "pause_idle": "pause bots while it is not their turn",
     "fresh_process": "start every bot process anew for each game (default: processes are reused)",
@@ -188,6 +188,10 @@ def validate(src: Source) -> TournamentConfig:
         anchor = _str(src, ("anchor",), anchor)
         if anchor not in {b.name for b in bots}:
             raise src.error(("anchor",), f"no bot named {anchor!r} (bots: {', '.join(b.name for b in bots)})")
+    elif fmt == "sprt":
+        anchor = fopts["baseline"]  # the candidate's rating reads as its difference from the baseline
+    elif bots:
+        anchor = "random" if any(b.name == "random" for b in bots) else bots[0].name
     replays = _bool(src, ("replays",), doc.get("replays", True))
     pause_idle = _bool(src, ("pause_idle",), doc.get("pause_idle", False))
     fresh = _bool(src, ("fresh_process",), doc.get("fresh_process", False))
