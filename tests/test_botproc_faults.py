@@ -251,8 +251,8 @@ def test_a_good_game_records_times_per_move_in_the_replay(tmp_path):
 
 @pytest.mark.parametrize("request_, words", [
     ({"seats": [{"bot": "nosuch"}, {"bot": "pass"}]}, "unknown bot 'nosuch'"),
-    ({"seats": [{"cmd": ["/nonexistent/bot"]}, {"bot": "pass"}]}, "/nonexistent/bot is not an executable file"),
-    ({"seats": [{"cmd": ["no-such-program-x"]}, {"bot": "pass"}]}, "not on the PATH"),
+    ({"seats": [{"cmd": ["/nonexistent/bot"]}, {"bot": "pass"}]}, "'/nonexistent/bot' was not found"),
+    ({"seats": [{"cmd": ["no-such-program-x"]}, {"bot": "pass"}]}, "was not found on the PATH"),
     ({"seats": [{"bot": "pass"}], "players": 2}, "1 seats for 2 players"),
     ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "fault_policy": "shrug"}, "fault_policy"),
     ({"seats": [{"bot": "pass"}, {"bot": "pass"}], "time_control": {"move_ms": 0}}, "move_ms"),

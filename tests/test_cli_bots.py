@@ -40,7 +40,7 @@ def test_play_with_names_and_cmd_reports_faults_and_sandbox_in_json(tmp_path):
     for key in ("seed", "rules", "players", "bots", "scores", "ranking", "completed", "rounds", "adjudicated",
                 "forfeited", "faults", "sandbox"):
         assert key in out
-    assert out["bots"] == ["greedy", "misbehave.py"]
+    assert out["bots"] == ["greedy", "misbehave"]
     assert out["faults"][0] == [] and out["faults"][1][0]["verdict"] == "illegal_action"
     assert out["forfeited"] == [False, True] and out["sandbox"]["tier"] == "basic"
     record = json.loads(replay.read_text())
@@ -59,7 +59,7 @@ def test_play_runs_the_js_example_by_command():
     res = invoke("play", "--cmd", f"node {ROOT / 'bots/examples/js/bot.js'}", "--cmd", "python -m bots.run random",
                  "--json", "--sandbox", "none")
     out = json.loads(res.stdout)
-    assert out["faults"] == [[], []] and out["bots"] == ["bot.js", "python"]
+    assert out["faults"] == [[], []] and out["bots"] == ["bot", "python"]
 
 
 @pytest.mark.parametrize("args, words", [
@@ -87,7 +87,7 @@ def test_check_bot_fails_a_faulty_bot_with_the_offending_message():
 
 def test_check_bot_names_a_missing_program():
     res = runner.invoke(app, ["check-bot", "--", "no-such-program-x"])
-    assert res.exit_code == 2 and "not on the PATH" in res.output
+    assert res.exit_code == 2 and "'no-such-program-x' was not found on the PATH" in res.output
 
 
 def test_bench_protocol_prints_both_rates_as_json():

@@ -74,7 +74,7 @@ def test_a_new_version_is_a_new_entry_and_names_are_never_reused(league_file):
     (["league", "add", "{f}", "x", "--bot", "nobody"], "unknown bot 'nobody'"),
     (["league", "add", "{f}", "x"], "exactly one of --bot"),
     (["league", "add", "{f}", "bad name", "--bot", "greedy"], "not a valid entry name"),
-    (["league", "add", "{f}", "x", "--cmd", "/no/such/bot"], "not an executable file"),
+    (["league", "add", "{f}", "x", "--cmd", "/no/such/bot"], "'/no/such/bot' was not found"),
     (["league", "retire", "{f}", "nobody"], "no entry 'nobody'"),
     (["league", "new", "{f}"], "already exists"),
     (["league", "table", "{f}.missing"], "no such league"),
@@ -205,7 +205,7 @@ def test_games_that_cannot_be_played_are_reported_and_not_stored(tmp_path):
     bot.unlink()  # the program is gone by the time the league plays
     result = arena("league", "play", path, "--games", 2)
     assert result.exit_code == 1
-    assert "no game could be played" in result.output and "not an executable file" in result.output
+    assert "no game could be played" in result.output and "was not found" in result.output
     with League.open(path) as league:
         assert league.games() == []
 
