@@ -134,8 +134,8 @@ def test_bad_choice_lists_the_choices(tmp_path):
 
 
 def test_unknown_format(tmp_path):
-    msg = error_of(tmp_path, GOOD.replace("format: round-robin", "format: knockout"))
-    assert "line 6, field 'format.type': 'knockout' is not one of round-robin, gauntlet, sprt, swiss" in msg
+    msg = error_of(tmp_path, GOOD.replace("format: round-robin", "format: ladder"))
+    assert "line 6, field 'format.type': 'ladder' is not one of round-robin, gauntlet, sprt, swiss, knockout" in msg
 
 
 def test_sprt_needs_two_bots_and_ordered_hypotheses(tmp_path):

@@ -119,7 +119,8 @@ def typed_order(args: list[str], names: list[str], cmds: list[str], value_option
 def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[int], sprt: Optional[dict],
                    rules: str, params: list[str], seed: int, time_control: dict, fault_policy: str, sandbox: str,
                    concurrency: Optional[int], inprocess: bool, output: Optional[Path], name: Optional[str],
-                   replays: bool, deals: Optional[Path], anchor: Optional[str] = None) -> dict:
+                   replays: bool, deals: Optional[Path], anchor: Optional[str] = None, gauntlet: bool = False,
+                   knockout: Optional[int] = None) -> dict:
     """The tournament document (what a YAML file would hold) of a match's options.
 
     ``bots`` may mix registered names, ``{"cmd": ...}`` and ``{"engine": SPEC}`` entries in
@@ -162,11 +163,20 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
     if variants or params:
         doc["rules"] = {"variants": variants, "params": dict(parse_param(p) for p in params)}
     doc["bots"] = entries
+    if sum([sprt is not None, gauntlet, knockout is not None]) > 1:
+        raise UsageError("give one of --sprt, --gauntlet and --knockout")
     if sprt is not None:
         doc["format"] = {"type": "sprt", **sprt}
+    elif gauntlet:
+        doc["format"] = {"type": "gauntlet", "hero": labels[0]}  # the first bot typed against each other
+    elif knockout is not None:
+        if games is not None:
+            raise UsageError("a knockout plays its bracket to the final: give the pairs of a tie with "
+                             "--tie-pairs, not --games")
+        doc["format"] = {"type": "knockout", "pairs": knockout}
     if games is not None:
         doc["games"] = games
-    elif sprt is None:
+    elif sprt is None and knockout is None:
         doc["games"] = 100
     if seed:
         doc["seed"] = seed
@@ -372,6 +382,15 @@ def match_cmd(
     allow_changes: bool = typer.Option(False, "--allow-changes",
                                        help="Continue a stored match although the time control, sandbox, fault "
                                             "policy or bot options changed (the change is recorded)."),
+    gauntlet: bool = typer.Option(False, "--gauntlet",
+                                  help="The first bot typed plays each of the others (a gauntlet); --games is "
+                                       "the games in all."),
+    knockout: bool = typer.Option(False, "--knockout",
+                                  help="A knockout cup: the bots seeded in the order typed into a bracket, each "
+                                       "tie --tie-pairs seat-swapped pairs (up to 2 more while level, then the "
+                                       "better seed), the winner through."),
+    tie_pairs: int = typer.Option(1, "--tie-pairs", min=1, metavar="N",
+                                  help="With --knockout: the seat-swapped pairs of games of a tie."),
     anchor: Optional[str] = typer.Option(None, "--anchor", metavar="BOT",
                                          help="The bot rated 0 (default: the second bot typed, the baseline)."),
     report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
@@ -404,7 +423,8 @@ def match_cmd(
     doc = build_document(ordered, [], seats=seats, games=games, sprt=parse_sprt(sprt_texts) if sprt else None,
                          rules=rules, params=param, seed=seed, time_control=tc, fault_policy=fault_policy,
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
-                         replays=replays, deals=deals, anchor=anchor)
+                         replays=replays, deals=deals, anchor=anchor, gauntlet=gauntlet,
+                         knockout=tie_pairs if knockout else None)
     if dask:
         doc["executor"] = {"type": "dask", "address": dask, **({"play": "inprocess"} if inprocess else {})}
     cfg = validate(_source(doc))

@@ -32,7 +32,7 @@ def validate_cmd(
                    f"{total_games(base)} games per rule set, output {base.output}")
         return
     cfg = validate(src)
-    kind = "at most " if cfg.format == "sprt" else ""
+    kind = "at most " if cfg.format in ("sprt", "knockout") else ""
     typer.echo(f"{file}: valid. {cfg.name}: {cfg.format}, {len(cfg.bots)} bots, {cfg.seats} seats, rules "
                f"{cfg.rules.label()}, {kind}{total_games(cfg)} games in {group_count(cfg)} groups, "
                f"output {cfg.output}")

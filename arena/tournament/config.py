@@ -19,7 +19,7 @@ from engine import EngineError, RuleSpec, compile_rules
 from ..botspec import BotSpec, CommandError, NameError_, check_name, distinct_names, locate
 from .yamlsource import ConfigError, Source, load_with_lines
 
-FORMATS = ("round-robin", "gauntlet", "sprt", "swiss")
+FORMATS = ("round-robin", "gauntlet", "sprt", "swiss", "knockout")
 FAULT_POLICIES = ("forfeit", "random")
 SANDBOX_TIERS = ("auto", "none", "basic", "strict")
 FALLBACK_TIERS = ("none", "basic", "strict")
@@ -31,7 +31,7 @@ TOP_KEYS = {
     "rules": "variants and parameters",
     "seats": "seats per game, 1-4",
     "bots": "the bots",
-    "format": "round-robin, gauntlet, sprt or swiss",
+    "format": "round-robin, gauntlet, sprt, swiss or knockout",
     "rounds": "how many times every table is played (each time as a seat-rotated group)",
     "games": "how many games in all (rounded up to whole groups); for sprt, the most games",
     "seed": "the tournament's seed",
@@ -51,7 +51,8 @@ TOP_KEYS = {
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
 FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"}, "swiss": set(),
-               "sprt": {"candidate", "elo0", "elo1", "alpha", "beta"}}
+               "sprt": {"candidate", "elo0", "elo1", "alpha", "beta"}, "knockout": {"pairs", "extra_pairs"}}
+KNOCKOUT_DEFAULTS = {"pairs": 1, "extra_pairs": 2}
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
 
 
@@ -159,6 +160,13 @@ def validate(src: Source) -> TournamentConfig:
         raise src.error(("games",), "give either 'rounds' or 'games', not both")
     if fmt == "sprt" and rounds is not None:
         raise src.error(("rounds",), "an sprt runs until the test decides: give 'games' as the most games, not 'rounds'")
+    if fmt == "knockout":
+        if rounds is not None or games is not None:
+            raise src.error(("rounds",) if rounds is not None else ("games",),
+                            "a knockout plays its bracket to the final: give the games of a tie as "
+                            "format.pairs (and format.extra_pairs), not 'rounds' or 'games'")
+        from .knockout import rounds_of
+        rounds = rounds_of(len(bots))
     if fmt == "swiss":
         if games is not None:
             raise src.error(("games",), "a swiss tournament is played in rounds: give 'rounds', not 'games'")
@@ -214,6 +222,8 @@ def max_games() -> int:
 
 def _check_size(src, fmt: str, bots: int, seats: int, rounds: int | None, games: int | None) -> None:
     """Refuse a schedule whose game count is absurd for this machine, with the count."""
+    if fmt == "knockout":
+        return  # at most (bots - 1) ties, each a few pairs
     if games is not None:
         count, how = -(-games // seats) * seats, "'games' asks for"
     else:
@@ -467,7 +477,14 @@ def _format(src, value, bots, seats) -> tuple[str, dict]:
         if fmt != "round-robin":
             raise src.error(("format", "type"), "a solo tournament (seats: 1) is a round-robin of bots against the automaton")
         return fmt, opts
-    if fmt == "swiss":
+    if fmt == "knockout":
+        if seats != 2:
+            raise src.error(("seats",), f"a knockout's ties are two bots: give seats: 2, not {seats}")
+        if len(bots) < 2:
+            raise src.error(("bots",), "a knockout needs at least 2 bots")
+        for key, default in KNOCKOUT_DEFAULTS.items():
+            opts[key] = _int(src, ("format", key), value.get(key, default), 1 if key == "pairs" else 0)
+    elif fmt == "swiss":
         if seats != 2:
             raise src.error(("seats",), f"swiss pairs bots two by two: give seats: 2, not {seats}")
         if len(bots) < 2:

@@ -116,7 +116,7 @@ def check_resume(store: Store, cfg: TournamentConfig, allow_changes: bool = Fals
     old, new = json.loads(text), json.loads(json.dumps(cfg.fingerprint()))
     diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
     folder = store.path.parent
-    if diff and (not set(diff) <= set(GROWABLE) or cfg.format == "swiss"):
+    if diff and (not set(diff) <= set(GROWABLE) or cfg.format in ("swiss", "knockout")):
         raise StoreError(f"{folder} holds results of a different tournament (differs in: {', '.join(diff)}); "
                          f"give another --output folder or remove this one")
     if diff:
@@ -271,6 +271,10 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         from .swiss import SwissPlan
         plan = SwissPlan(cfg, stored_games)
         pending = plan.tasks()
+    elif cfg.format == "knockout":  # a tie starts when both its bots are known
+        from .knockout import KnockoutPlan
+        plan = KnockoutPlan(cfg, stored_games)
+        pending = plan.tasks()
     else:
         pending = (t for t in schedule(cfg) if t.key not in done)
     bar = tqdm(total=scheduled, initial=len(done), unit="game", disable=not progress, file=sys.stderr,
@@ -334,7 +338,10 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         summary["elapsed_s"] = time.perf_counter() - t0
         summary["stored"] = store.count()
         summary["sprt"] = live.sprt()
-        if plan is not None:
+        if plan is not None and cfg.format == "knockout":
+            summary["knockout"] = plan.summary()
+            store.set_meta("knockout", json.dumps(summary["knockout"]))
+        elif plan is not None:
             summary["swiss"] = {"rounds_paired": len(plan.pairings), "rounds": plan.rounds,
                                 "repeat_pairings": plan.repeats}
             store.set_meta("swiss", json.dumps({"pairings": plan.pairings, "byes": [

@@ -192,6 +192,8 @@ def cycle(cfg: TournamentConfig) -> Tables:
         return subsets(names, n)
     if cfg.format == "swiss":
         raise ValueError("a swiss schedule depends on results: use arena.tournament.swiss.SwissPlan")
+    if cfg.format == "knockout":
+        raise ValueError("a knockout schedule depends on results: use arena.tournament.knockout.KnockoutPlan")
     if cfg.format == "gauntlet":
         hero = cfg.format_options["hero"]
         field = [x for x in names if x != hero]
@@ -237,14 +239,17 @@ def balanced_order(tables: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
 
 
 def group_count(cfg: TournamentConfig) -> int:
-    """How many groups the schedule holds (for sprt: the most it may play)."""
+    """How many groups the schedule holds (for sprt and knockout: the most it may play)."""
+    if cfg.format == "knockout":
+        from .knockout import total_groups
+        return total_groups(cfg)
     if cfg.rounds is not None:
         return cfg.rounds * cycle_length(cfg)
     return math.ceil(cfg.games / cfg.seats)
 
 
 def total_games(cfg: TournamentConfig) -> int:
-    """How many games the schedule holds (for sprt: the most it may play)."""
+    """How many games the schedule holds (for sprt and knockout: the most it may play)."""
     return group_count(cfg) * cfg.seats
 
 

@@ -172,6 +172,8 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
                         r["nelo"], r["nelo_error"] = cell["nelo"], cell["nelo_error"]
                     elif r["bot"] == ratings.anchor:
                         r["nelo"], r["nelo_error"] = 0.0, cell["nelo_error"]
+    if info.get("format") == "knockout" and store.meta("knockout"):
+        out["knockout"] = json.loads(store.meta("knockout"))  # every tie, how it was decided, the champion
     if info.get("format") == "swiss" and store.meta("swiss"):
         out["swiss"] = json.loads(store.meta("swiss"))  # pairings, byes and scores (byes included)
     if info.get("format") == "sprt":
@@ -239,6 +241,9 @@ def render_text(rep: dict) -> str:
         lines.append(f"swiss score after {len(rep['swiss']['pairings'])} rounds (byes count 2): "
                      + ", ".join(f"{r['bot']} {r['score']:g}" for r in top)
                      + (", ..." if len(rep["swiss"]["standings"]) > 10 else ""))
+    if rep.get("knockout"):
+        from .knockout import render_bracket
+        lines += render_bracket(rep["knockout"])
     if rep["worker_deaths"] or rep["failed_games"]:
         lines.append(f"worker deaths: {rep['worker_deaths']}, failed games: {rep['failed_games']}")
     return "\n".join(lines)
