@@ -73,6 +73,11 @@ def serve_cmd(
                                  help="Submissions one author may make per hour (0: no limit)."),
     pending: int = typer.Option(2, "--pending-per-author", min=0,
                                 help="Submissions of one author waiting or being built at once (0: no limit)."),
+    public_url: Optional[str] = typer.Option(None, "--public-url", metavar="URL",
+                                             help="Where visitors reach the site (https://league.example.org), for "
+                                                  "the links of API answers; default http://HOST:PORT."),
+    max_connections: int = typer.Option(500, "--max-connections", min=10,
+                                        help="Connections served at once; beyond, new ones are answered 503."),
 ) -> None:
     """Serve the league's website and play its games continuously.
 
@@ -113,13 +118,66 @@ def serve_cmd(
                         build_timeout_s=build_timeout, check_timeout_s=check_timeout, build_memory_mb=build_memory_mb,
                         submissions_per_hour=per_hour, pending_per_author=pending, pace=pace)
     settings = replace(settings, caps=replace(settings.caps, archive_bytes=max_upload_kib << 10))
-    app = create_app(file, settings, play=play, concurrency=concurrency, dask=dask)
+    from ..web.lifetime import end_leftovers
+
+    ended = end_leftovers(file)  # before the league file is opened: see arena/web/lifetime.py
+    if ended:
+        typer.echo(f"arena: ended {len(ended)} process{'es' if len(ended) != 1 else ''} a killed server of {file} "
+                   f"left behind (pids {', '.join(map(str, ended))})", err=True)
+    sock = _listen(host, port)
+    port = sock.getsockname()[1]
+    url = public_url or f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+    app = create_app(file, settings, play=play, concurrency=concurrency, dask=dask, public_url=url)
     weaker = [f"{o} {t}" for o, t in tiers.items() if t != "strict"]
     if weaker:
         typer.echo(f"arena: warning: {' and '.join(weaker)}: submitted code can reach more than the strict "
                    f"sandbox allows; do not run a public league like this", err=True)
     typer.echo(f"serving {file} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True)
+    config = uvicorn.Config(app, log_level="warning", proxy_headers=True, limit_concurrency=max_connections,
+                            timeout_graceful_shutdown=STOP_GRACE_S, timeout_keep_alive=5)
+    server = _Server(config, app.state.stop_now)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # the stop signal, raised again once the server has stopped
+        pass
+    if not server.started:
+        raise ArenaError(f"the server of {file} did not start; its log above says why")
+
+
+#: Seconds a stopping server gives requests in progress before it closes their connections.
+STOP_GRACE_S = 3
+
+
+def _listen(host: str, port: int):
+    """The server's listening socket, bound before the league file is opened: a port in use
+    is refused with a sentence and nothing else is touched."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror}); is another server running there? "
+                         f"choose another --port or stop it") from None
+    sock.listen(2048)
+    sock.set_inheritable(False)
+    return sock
+
+
+def _Server(config, stop_now):
+    """A uvicorn server whose stop signal (SIGINT, SIGTERM) first stops the background play
+    and builds at once, then gives requests :data:`STOP_GRACE_S` seconds."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            stop_now()
+            super().handle_exit(sig, frame)
+
+    return Server(config)
 
 
 def _http(method: str, url: str, data: bytes | None = None, headers: dict | None = None) -> tuple[int, dict]:

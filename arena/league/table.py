@@ -26,9 +26,10 @@ def form_letter(ranks: list[int], seat: int) -> str:
     return f"{mine}{'=' if shared else ''}"
 
 
-def league_table(league: League, bootstrap: int | None = None) -> dict:
-    """Every entry's row, best rating first, and how the ratings were fitted."""
-    games = league.games()
+def league_table(league: League, bootstrap: int | None = None, games: list[dict] | None = None) -> dict:
+    """Every entry's row, best rating first, and how the ratings were fitted (on ``games``:
+    every game of the league, read from the file unless given)."""
+    games = league.games() if games is None else games
     fit = ratings(league, games, bootstrap)
     rows = {}
     for e in league.entries():

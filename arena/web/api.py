@@ -23,16 +23,17 @@ SUBMISSION_KEYS = ("id", "author", "name", "version", "entry", "status", "verdic
                    "finished", "check_report", "build_log", "sandbox")
 
 
-def submission_json(request: Request, sub: dict, public: Callable) -> dict:
-    """A submission as the API shows it, with the links to its page and its bot's."""
-    base = str(request.base_url).rstrip("/")
+def submission_json(base: str, sub: dict, public: Callable) -> dict:
+    """A submission as the API shows it, with the links (on the site's public URL ``base``)
+    to its page and its bot's."""
     return dict(public({k: sub.get(k) for k in SUBMISSION_KEYS}), url=f"{base}/submission/{sub['id']}",
                 bot_url=f"{base}/bot/{sub['name']}")
 
 
 def read_routes(path: Path, settings, public: Callable, live_games: Callable[[], list],
-                player_status: Callable[[], str]) -> list[Route]:
-    """The read-only JSON routes of the league file ``path``."""
+                player_status: Callable[[], str], base: str = "") -> list[Route]:
+    """The read-only JSON routes of the league file ``path``; links are built on the site's
+    public URL ``base``, never on a request's ``Host``."""
 
     def answer(value, status: int = 200) -> JSONResponse:
         return JSONResponse(public(value), status_code=status)
@@ -44,7 +45,7 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
             s = store.submission(league, sid) if sid else None
         if s is None:
             return answer({"error": f"no submission #{request.path_params['sid']}"}, 404)
-        return JSONResponse(submission_json(request, s, public))
+        return JSONResponse(submission_json(base, s, public))
 
     def api_leaderboard(request: Request) -> Response:
         """The league table: every entry's rating, interval, games, faults, form and status."""
@@ -90,7 +91,6 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
             g = views.game(league, gid) if gid else None
         if g is None:
             return answer({"error": f"no game #{request.path_params['gid']}"}, 404)
-        base = str(request.base_url).rstrip("/")
         return answer(dict(g, url=f"{base}/game/{gid}",
                            replay_url=f"{base}/game/{gid}/replay.json" if g["replay"] else None))
 

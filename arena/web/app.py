@@ -30,7 +30,9 @@ from . import api as json_api
 from . import history, pages, site_pages, store, views
 from .security import SecurityHeaders, page_policy, parse_id, scrub
 from ..packages.package import PackageError
+from .cache import ResponseCache
 from .player import Player
+from .ratings import RatingsKeeper
 from .submissions import Pipeline, QuotaExceeded, Settings, receive
 from .withdrawal import withdraw_endpoint
 
@@ -60,13 +62,21 @@ PAGE_POLICY = page_policy(styles=(pages.CSS,))
 
 
 def create_app(league_path, settings: Settings = Settings(), play: bool = True, concurrency: int = 2,
-               groups_per_round: int = 2, dask: str | None = None) -> Starlette:
-    """The app serving the league file ``league_path`` (which must exist)."""
+               groups_per_round: int = 2, dask: str | None = None, public_url: str = "http://127.0.0.1:8000",
+               cache_ttl_s: float = 2.0, refit_interval_s: float = 5.0) -> Starlette:
+    """The app serving the league file ``league_path`` (which must exist).
+
+    ``public_url`` is where visitors reach the site (the links of API answers are built on
+    it, never on a request's ``Host``); public pages are kept ``cache_ttl_s`` seconds
+    (:class:`.cache.ResponseCache`); the ratings are refitted at most every
+    ``refit_interval_s`` seconds while games are stored (:class:`.ratings.RatingsKeeper`)."""
     path = Path(league_path)
     with views.opened(path):  # fails early, with a sentence, if it is not a league
         pass
+    base_url = public_url.rstrip("/")
     pipeline = Pipeline(path, settings)
     player = Player(path, concurrency, groups_per_round, settings=settings, dask=dask) if play else None
+    keeper = RatingsKeeper(path, min_interval_s=refit_interval_s)
     cap = settings.caps.archive_bytes
     # folder names next to the league file that would otherwise show as relative paths
     hidden = tuple(f"{path.name}.{kind}/" for kind in ("bots", "replays"))
@@ -267,7 +277,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             return JSONResponse({"error": f"the archive is over the {cap >> 10} KiB limit"}, status_code=413)
         keep = request.query_params.get("keep_previous", "0") in ("1", "true", "yes")
         status, out = await run_in_threadpool(accept, token, data, keep)
-        return JSONResponse(public(out) if status != 202 else json_api.submission_json(request, out, public), status_code=status,
+        return JSONResponse(public(out) if status != 202 else json_api.submission_json(base_url, out, public), status_code=status,
                             headers=_retry(out) if status == 429 else None)
 
     def api_index(request: Request) -> Response:
@@ -276,6 +286,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        keeper.start()
         pipeline.start()
         if player is not None:
             player.start()
@@ -283,8 +294,17 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             yield
         finally:
             pipeline.stop()
+            keeper.stop(wait_s=0)
             if player is not None:
-                await run_in_threadpool(player.stop)
+                await run_in_threadpool(player.stop, 8.0)
+
+    def stop_now() -> None:
+        """Stop what the server does in the background at once (a signal arrived): games
+        in flight are dropped, never half-stored."""
+        if player is not None:
+            player.stopping.set()
+        pipeline.stop()
+        keeper.stopping.set()
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/"):
@@ -301,13 +321,16 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         Route("/submit", submit_form, methods=["GET"]), Route("/submit", submit_post, methods=["POST"]),
         Route("/submission/{sid:int}", submission), Route("/api", api_index),
         Route("/api/submissions", api_submit, methods=["POST"]),
-        *json_api.read_routes(path, settings, public, live_games, play_status),
+        *json_api.read_routes(path, settings, public, live_games, play_status, base_url),
         Route("/api/withdraw", withdraw_endpoint(path, public), methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: http_error},
-                    middleware=[Middleware(SecurityHeaders, default_policy=PAGE_POLICY)])
+                    middleware=[Middleware(SecurityHeaders, default_policy=PAGE_POLICY),
+                                Middleware(ResponseCache, ttl_s=cache_ttl_s)])
     app.state.player = player
     app.state.pipeline = pipeline
+    app.state.keeper = keeper
+    app.state.stop_now = stop_now
     return app
 
 

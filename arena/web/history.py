@@ -9,7 +9,7 @@ finished ahead of it, level with it, or behind it (at any number of seats).
 from __future__ import annotations
 
 from . import store
-from .views import base_name, leaderboard
+from .views import all_games, base_name, leaderboard
 
 RESULTS = ("win", "draw", "loss")
 PER_PAGE = 50
@@ -49,7 +49,7 @@ def games_of(league, base: str) -> list[dict]:
     """Every game of bot ``base`` (any version), oldest first, each with ``me``, ``result`` and
     ``opponents`` (their entry names)."""
     out = []
-    for g in league.games():
+    for g in all_games(league):
         me = _mine(g, base)
         if me is None:
             continue

@@ -12,6 +12,9 @@ the player waits until the games it played fit that rate. Each group is built ar
 entry whose rating is least certain (no games, few games, or games that were foregone
 conclusions), so new and uncertain entries are played first.
 
+**Priority.** The game workers run ``nice`` :data:`WORKER_NICE` below the web process, so
+a league played at full pace leaves the pages the CPU they need.
+
 **Sandbox.** Bots of command-line entries are played in ``Settings.game_tier`` (strict
 unless the operator asked for less), whatever tier the league file names, and the league
 file, the packages and the replays are hidden from them.
@@ -109,12 +112,25 @@ def _echo(text: str) -> None:
     (log.info if text.startswith("played ") else log.warning)(text)
 
 
+#: How much lower the game workers' CPU priority is than the web process's (``nice``).
+WORKER_NICE = 10
+
+
+def _lower_priority() -> None:
+    """Worker initializer: games yield the CPU to the pages (the bots' clocks have their grace)."""
+    try:
+        os.nice(WORKER_NICE)
+    except OSError:
+        pass
+
+
 class _RecordingExecutor:
     """The local executor, writing each game's replay and stopping when the server stops."""
 
     def __init__(self, league_path: Path, concurrency: int, stopping: threading.Event, private: list[str],
                  in_flight: dict, inner=None):
-        self.inner = inner or LocalExecutor(concurrency)  # or a Dask cluster's executor (``dask``)
+        # or a Dask cluster's executor (``dask``)
+        self.inner = inner or LocalExecutor(concurrency, initializer=_lower_priority)
         self.league_path = league_path
         self.stopping = stopping
         self.private = private

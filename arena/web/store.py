@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..league import League, LeagueError
 from ..packages.package import NAME_RE
+from .cache import changed
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_authors (
@@ -123,6 +124,7 @@ def new_token(league: League, author: str) -> str:
     if not NAME_RE.fullmatch(author or ""):
         raise LeagueError(f"{author!r} is not a valid author name: use letters, digits, '.', '_', '+', '-'")
     token = secrets.token_urlsafe(32)
+    changed()
     league.conn.execute("INSERT OR REPLACE INTO web_authors (author, token_sha256, created) VALUES (?,?,?)",
                         (author, _digest(token), time.time()))
     return token
@@ -152,6 +154,7 @@ def add_submission(league: League, author: str, manifest, folder: Path, keep_pre
         "submitted) VALUES (?,?,?,?,?,?,?,?,?)",
         (author, manifest.name, manifest.version, manifest.entry, json.dumps(manifest.to_json()), str(folder),
          int(keep_previous), "queued", time.time()))
+    changed()
     return cur.lastrowid
 
 
@@ -160,6 +163,7 @@ def update_submission(league: League, sid: int, **fields) -> None:
     cols = ", ".join(f"{k} = ?" for k in fields)
     values = [json.dumps(v) if isinstance(v, (dict, list)) else v for v in fields.values()]
     league.conn.execute(f"UPDATE web_submissions SET {cols} WHERE id = ?", (*values, sid))
+    changed()
 
 
 def _row(row) -> dict:
@@ -257,6 +261,7 @@ def withdraw(league: League, author: str, entry: str) -> dict:
     if any(e.name == entry and e.active for e in league.entries()):
         league.retire(entry)
     update_submission(league, sub["id"], withdrawn=time.time())
+    changed()
     return submission(league, sub["id"])
 
 

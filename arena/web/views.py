@@ -1,8 +1,12 @@
 """What the pages show, read from the league file: the leaderboard, a bot, a game, the rules.
 
 Plain data only (the HTML is :mod:`.pages`; the JSON API returns these as they are).
-Ratings are refitted on every game, as ``arena league table`` does; a fit is cached
-until the next game is stored or an entry is added or retired.
+Under ``arena serve`` the ratings are the last fit of the league's
+:class:`~arena.web.ratings.RatingsKeeper` (refitted in the background, shown with the time
+it was made): no request waits for a fit. Without a keeper (a script using these
+functions) a fit is made on demand and cached until the next game is stored or an entry
+is added or retired. Every game is read from the file once per process
+(:func:`all_games` reads only the games stored since its last call).
 """
 
 from __future__ import annotations
@@ -13,13 +17,40 @@ import threading
 from pathlib import Path
 
 from ..league.table import league_table
-from ..tournament.ratings import fit_ratings
 from . import store
 from .player import replay_path
+from .ratings import history_of, keeper_of
 
 _cache: dict = {}
 _lock = threading.Lock()
-HISTORY_POINTS = 12
+_games: dict = {}  # league file -> (games so far, oldest first; the highest id read)
+_games_lock = threading.Lock()
+_SEATS_SQL = ("SELECT game_id, seat, entry, score, rank, faults, forfeited FROM seats WHERE game_id > ? "
+              "ORDER BY game_id, seat")
+
+
+def all_games(league) -> list[dict]:
+    """Every game of the league, oldest first, as :meth:`League.games` gives them; read from
+    the file once per process, then only the games stored since (games are never changed
+    or removed). The list is shared: do not change it or its games."""
+    key = str(league.path)
+    with _games_lock:
+        known, last = _games.get(key, ([], 0))
+        new: dict[int, dict] = {}
+        for gid, grp, rot, seed, rounds, adj, played in league.conn.execute(
+                "SELECT id, grp, rotation, seed, rounds, adjudicated, played FROM games WHERE id > ? ORDER BY id",
+                (last,)):
+            new[gid] = {"id": gid, "group": grp, "rotation": rot, "seed": seed, "rounds": rounds,
+                        "adjudicated": bool(adj), "played": played, "seats": []}
+        if not new:
+            return known
+        for gid, seat, entry, score, rank, faults, forf in league.conn.execute(_SEATS_SQL, (last,)):
+            if gid in new:
+                new[gid]["seats"].append({"seat": seat, "bot": entry, "score": score, "rank": rank,
+                                          "faults": faults, "forfeited": bool(forf)})
+        games = known + list(new.values())  # a new list: callers holding the old one keep it whole
+        _games[key] = (games, max(new))
+        return games
 
 
 def _cached(league, key: str, make):
@@ -53,9 +84,42 @@ def base_name(entry: str) -> str:
     return entry.split("@")[0]
 
 
+def fitted_table(league) -> dict:
+    """The league table of the last fit: the keeper's, or (without one) a fit made now and
+    cached. ``fitted`` is when it was made, ``fitted_games`` how many games it saw."""
+    keeper = keeper_of(league.path)
+    snap = keeper.current() if keeper is not None else None
+    if snap is not None:
+        return dict(snap.table, table=_current_entries(league, snap.table["table"]), fitted=snap.fitted,
+                    fitted_games=snap.games, intervals=snap.intervals)
+    # no keeper (or before its first fit): a fit now, without intervals when a keeper will bring them
+    import time
+
+    quick = keeper is not None
+    tab = _cached(league, "table-quick" if quick else "table",
+                  lambda: dict(league_table(league, bootstrap=0 if quick else None, games=all_games(league)),
+                               fitted=time.time()))
+    return dict(tab, fitted_games=tab["games"], intervals=not quick)
+
+
+def _current_entries(league, rows: list[dict]) -> list[dict]:
+    """The fitted ``rows`` with each entry's status as it is now, and a row (no rating yet)
+    for each entry added since the fit."""
+    entries = league.entries()
+    status = {e.name: "active" if e.active else "retired" for e in entries}
+    out = [dict(r, status=status.get(r["name"], r["status"])) for r in rows]
+    known = {r["name"] for r in rows}
+    for e in entries:
+        if e.name not in known:
+            out.append({"name": e.name, "status": status[e.name], "bot": e.bot or " ".join(e.cmd or ()), "games": 0,
+                        "points_per_game": None, "mean_score": None, "faults": 0, "form": "", "elo": None,
+                        "elo_ci": None})
+    return out
+
+
 def leaderboard(league) -> dict:
-    """The league table with each row's bot, version and author."""
-    tab = _cached(league, "table", lambda: league_table(league))
+    """The league table with each row's bot, version and author (the last fit's ratings)."""
+    tab = fitted_table(league)
     authors = {s["entry"]: s["author"] for s in store.submissions(league, "status = 'accepted'")}
     rows = []
     for r in tab["table"]:
@@ -72,37 +136,34 @@ def program(command: str) -> str:
 
 
 def rating_history(league, base: str) -> dict[str, list[tuple[float, float]]]:
-    """Each version's rating after every ~1/12 of the league's games (refitted on the games so far)."""
+    """Each version's rating after every ~1/12 of the league's games (refitted on the games so
+    far): the keeper's, or fitted now without one."""
+    keeper = keeper_of(league.path)
+    snap = keeper.current() if keeper is not None else None
+    if snap is not None:
+        return {n: pts for n, pts in snap.history.items() if base_name(n) == base}
+    if keeper is not None:
+        return {}  # the keeper's first fit is on its way
+
     def make():
-        games = league.games()
         entries = league.entries()
-        anchor = entries[0].name if entries else None
-        names = [e.name for e in entries if base_name(e.name) == base]
-        out: dict[str, list] = {n: [] for n in names}
-        if not games or not names:
-            return out
-        step = max(1, len(games) // HISTORY_POINTS)
-        cuts = sorted(set(list(range(step, len(games) + 1, step)) + [len(games)]))
-        for k in cuts:
-            prefix = games[:k]
-            if not any(x["bot"] in out for g in prefix for x in g["seats"]):
-                continue
-            fit = fit_ratings(prefix, anchor=anchor, bootstrap=0)
-            if fit is None:
-                continue
-            for n in names:
-                if n in fit.elo:
-                    out[n].append((k, fit.elo[n]))
-        return {n: pts for n, pts in out.items() if pts}
+        hist = history_of(all_games(league), entries)
+        return {n: pts for n, pts in hist.items() if base_name(n) == base}
     return _cached(league, f"history:{base}", make)
 
 
 def recent_games(league, entry_names: set[str] | None = None, limit: int = 20) -> list[dict]:
     """The newest games (of some entries only, if given), newest first."""
-    games = league.games()
-    if entry_names is not None:
-        games = [g for g in games if any(x["bot"] in entry_names for x in g["seats"])]
-    return list(reversed(games[-limit:]))
+    games = all_games(league)
+    if entry_names is None:
+        return list(reversed(games[-limit:]))
+    out = []
+    for g in reversed(games):
+        if any(x["bot"] in entry_names for x in g["seats"]):
+            out.append(g)
+            if len(out) >= limit:
+                break
+    return out
 
 
 def read_replay(league, game: dict) -> dict | None:
@@ -118,7 +179,7 @@ def read_replay(league, game: dict) -> dict | None:
 def faults_of(league, names: set[str], limit: int = 20) -> list[dict]:
     """The faults of ``names`` (newest first), with their details from the replays."""
     out = []
-    for g in reversed(league.games()):
+    for g in reversed(all_games(league)):
         if len(out) >= limit:
             break
         mine = [x for x in g["seats"] if x["bot"] in names and x["faults"]]
