@@ -17,7 +17,8 @@ import pytest
 from engine import RuleSpec
 
 from arena.league import League
-from arena.web import build, store
+from arena.packages import build
+from arena.web import store
 from arena.packages import package as package_mod
 from arena.packages.package import PackageError
 from arena.web.submissions import QuotaExceeded, Settings, next_submission, offered_toolchains, process, receive

@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import tempfile
+from functools import lru_cache
 
 from .wrappers import INTERPRETER_RE, _base_name, _is_operator, _walk, script_of
 
@@ -245,3 +246,44 @@ def _is_system(exe: str) -> bool:
     real = os.path.realpath(exe)
     roots = [d + "/" for d in SYSTEM_DIRS] + [os.path.realpath(sys.prefix) + "/", os.path.realpath(sys.base_prefix) + "/"]
     return any(real.startswith(r) or os.path.abspath(exe).startswith(r) for r in roots)
+
+
+def sandbox_path(path_var: str | None, cwd: str | None = None) -> tuple[str, list[str]]:
+    """The ``PATH`` a bot (or a build step) gets, and the folders that makes it need: each
+    folder of interpreters' *shims* (pyenv's, asdf's: scripts standing in for ``python3``,
+    ``node``...) replaced by the folders of the interpreters they run, so that a program the
+    bot starts by name (``python3`` in a build command, a bot's own child) finds a real
+    interpreter the sandbox shows, not a shim under a home folder it hides."""
+    return _sandbox_path(path_var or os.defpath, cwd or os.getcwd())
+
+
+@lru_cache(maxsize=64)
+def _sandbox_path(path_var: str, cwd: str) -> tuple[str, list[str]]:
+    from .command import _ASK, _is_script, _shim_target
+
+    entries: list[str] = []
+    extra: list[str] = []
+    for entry in path_var.split(os.pathsep):
+        if not entry:
+            continue
+        targets = []
+        try:
+            names = [n for n in os.listdir(entry) if _base_name(n) in _ASK] if os.path.isdir(entry) else []
+        except OSError:
+            names = []
+        shims = [n for n in sorted(names) if _is_script(os.path.join(entry, n))]
+        for name in shims:
+            target = _shim_target(os.path.join(entry, name), cwd, path_var)
+            if target is not None:
+                folder = os.path.dirname(target)
+                if folder not in targets:
+                    targets.append(folder)
+                for p in _link_chain(target):
+                    prefix = _prefix_of(p)
+                    if prefix not in extra and not _under(os.path.realpath(prefix), SYSTEM_DIRS):
+                        extra.append(prefix)
+        if shims and targets:
+            entries += [t for t in targets if t not in entries]
+        elif entry not in entries:
+            entries.append(entry)
+    return os.pathsep.join(entries), extra

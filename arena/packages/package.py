@@ -130,9 +130,13 @@ def parse_manifest(text: str, where: str = MANIFEST) -> Manifest:
 
 
 def toolchain_program(name: str) -> str | None:
-    """The program on this machine's PATH that provides the toolchain ``name``, or None."""
+    """The program on this machine's PATH that provides the toolchain ``name``, or None
+    (an interpreter's shim counts as the interpreter it runs, as in the sandbox)."""
+    from ..botspec.view import sandbox_path
+
+    path = sandbox_path(os.environ.get("PATH"))[0]
     for program in TOOLCHAINS.get(name, (name,)):
-        found = shutil.which(program)
+        found = shutil.which(program, path=path)
         if found:
             return found
     return None

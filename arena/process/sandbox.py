@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_paths, program_files
+from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_paths, program_files, sandbox_path
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
 from .proctree import TreeAccount, continue_tree, descendants, stop_tree
 from .treememory import HiddenMemory
@@ -734,6 +734,9 @@ class Sandbox:
             launch.tmpdir = _new_dir(label)
             launch.cwd = launch.tmpdir
             env.update(HOME=launch.tmpdir, TMPDIR=launch.tmpdir)
+            # interpreters' shims on the PATH give way to what they run, which the bot is shown
+            env["PATH"], shown = sandbox_path(env.get("PATH"))
+            read_only = tuple(read_only) + tuple(p for p in shown if p not in read_only)
             launch.env = env
             launch.protections += ["session", "temp_dir", "scrubbed_env", "rlimit_cpu", "rlimit_nofile",
                                    "rlimit_fsize", "no_core"]
