@@ -145,3 +145,16 @@ def test_names_that_cannot_name_a_bot_are_refused_with_a_sentence():
     for bad in ["", " x", "x" * 101, "a\nb", "é" * 60]:
         with pytest.raises(NameError_):
             check_name(bad)
+
+
+def test_a_bots_path_has_the_interpreters_its_shims_run(tmp_path):
+    from arena.botspec.view import sandbox_path
+
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    (shims / "python3").write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")
+    (shims / "python3").chmod(0o755)
+    path, shown = sandbox_path(f"{shims}:/usr/bin:/bin", str(tmp_path))
+    assert str(shims) not in path.split(":")
+    assert path.split(":")[0] == os.path.dirname(sys.executable) and path.endswith("/usr/bin:/bin")
+    assert shown  # the interpreter's installation, to be shown to the bot
