@@ -34,12 +34,15 @@ An index the mask forbids ends the game: the agent that gave it gets ``illegal_r
 raises :class:`~arena.rl.spaces.IllegalIndex` instead). An action that is not an integer
 raises :class:`~arena.rl.core.NotAnIndex`, a step once every agent is done
 :class:`~arena.rl.core.EpisodeOver`. ``max_steps`` truncates an episode after that many
-steps (the rules' own ``max_rounds`` already bounds a game).
+steps (the rules' own ``max_rounds`` already bounds a game): every agent's truncation is
+set, no end reward is given (the game has no outcome) and ``infos[agent]["truncated"]``
+says so, with ``infos[agent]["scores"]`` the scores at the cut. When the game ends,
+``infos[agent]["result"]`` is the engine's result (``scores``, ``ranking``, ...).
 
 As in PettingZoo's classic games, :func:`raw_env` is the bare environment and :func:`env`
-wraps it in ``TerminateIllegalWrapper`` (an illegal index ends the game with -1),
-``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (no step before reset, no
-reading of ``rewards`` and the like before reset). The game is played in turns, with
+wraps it for order (:class:`OrderEnforcing`: PettingZoo's ``OrderEnforcingWrapper``, no
+reading of ``rewards`` and the like before reset, and a step before reset or after the
+end raises :class:`~arena.rl.core.EpisodeOver`); both keep every refusal above. The game is played in turns, with
 several steps for a compound move, so the environment is not parallelizable
 (``metadata["is_parallelizable"]`` is False: there is no Parallel API form).
 """
@@ -49,6 +52,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from engine.actions import OVER
 
@@ -186,6 +190,15 @@ class ProjectLEnv(AECEnv):
         if self.table.json_obs:
             for a in self.agents:
                 self.infos[a] = self.table.info(self.agent_name_mapping[a])
+        if game.is_over:
+            result = self.table.game.result()
+            for a in self.agents:
+                self.infos[a]["result"] = result
+        elif self.agents and self.truncations[self.agents[0]]:
+            scores = game.scores()
+            for a in self.agents:
+                self.infos[a]["truncated"] = f"step limit {self.max_steps}: the game was not over, so there is no outcome"
+                self.infos[a]["scores"] = scores
 
     # ------------------------------------------------------------------ display
     def render(self):
@@ -213,11 +226,29 @@ def raw_env(**kwargs) -> ProjectLEnv:
     return ProjectLEnv(**kwargs)
 
 
-def env(**kwargs):
-    """A new :class:`ProjectLEnv` in PettingZoo's classic wrappers (see the module docstring)."""
-    from pettingzoo.utils import wrappers
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` (no ``observe``, ``state``, ``render`` or
+    ``rewards`` before ``reset``), whose ``step`` refuses as the bare environment does:
+    before the first reset or once every agent is done it raises
+    :class:`~arena.rl.core.EpisodeOver` (PettingZoo's own asserts or only warns); any
+    other action goes to the environment, which raises
+    :class:`~arena.rl.core.NotAnIndex` for a non-integer and ends the game (or raises, with
+    ``illegal="raise"``) on an index the mask forbids."""
 
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=e.illegal_reward)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    def step(self, action) -> None:
+        if not self._has_reset:
+            raise EpisodeOver("no episode yet: call reset() first")
+        if not self.env.agents:
+            raise EpisodeOver("the episode is over: call reset() before stepping again")
+        self._has_updated = True
+        self.env.step(action)
+
+
+def env(**kwargs):
+    """A new :class:`ProjectLEnv` wrapped for order (:class:`OrderEnforcing`), as
+    PettingZoo's classic games are. PettingZoo's ``TerminateIllegalWrapper`` and
+    ``AssertOutOfBoundsWrapper`` are left out: the environment itself ends the game on an
+    illegal index (``info["illegal"]``, ``illegal_reward``; or raises with
+    ``illegal="raise"``) and refuses a non-integer with :class:`~arena.rl.core.NotAnIndex`,
+    where those wrappers would warn, assert, and set ``truncations`` too."""
+    return OrderEnforcing(raw_env(**kwargs))

@@ -42,9 +42,19 @@ since the previous step, opponents' moves included; over a game these sum to
 ``shaping_scale`` times the final potential, on top of the end reward.
 
 An index the mask forbids ends the episode with ``illegal_reward`` (-1) and
-``info["illegal"]``; an action that is not an integer raises
-:class:`~arena.rl.core.NotAnIndex`, a step after the end
-:class:`~arena.rl.core.EpisodeOver`. :meth:`ProjectLGym.action_masks` (booleans) serves
+``info["illegal"]`` (``illegal="raise"`` raises :class:`~arena.rl.spaces.IllegalIndex`
+instead); an action that is not an integer raises :class:`~arena.rl.core.NotAnIndex`, a
+step after the end (or before the first reset) :class:`~arena.rl.core.EpisodeOver`.
+
+``info["result"]`` is there exactly when the game has ended (``terminated``): the
+engine's result (``scores``, ``ranking``, ``completed``, ``rounds``, ``adjudicated``;
+solo: ``won`` and ``margin``). Every registered id has ``max_episode_steps`` =
+:data:`MAX_EPISODE_STEPS` (Gymnasium's ``TimeLimit``; ``gym.make(..., max_episode_steps=N)``
+changes it); ``max_steps=N`` makes the environment itself cut episodes after ``N`` steps
+and say so. A cut episode has ``truncated`` True, no end reward in its last reward (the
+game has no outcome; only the shaping, if on) and no ``info["result"]``, so it never
+reads as a tie; a cut by ``max_steps`` also has ``info["truncated"]`` (why) and
+``info["scores"]`` (the scores at the cut). :meth:`ProjectLGym.action_masks` (booleans) serves
 libraries that ask for the mask by method (sb3-contrib's MaskablePPO), and
 :meth:`ProjectLGym.legal_actions` lists the legal indices.
 """
@@ -57,7 +67,7 @@ import gymnasium as gym
 import numpy as np
 
 from .aec import observation_space, render_text
-from .core import Table
+from .core import EpisodeOver, Table
 from .selfplay import Opponents
 from .spaces import IllegalIndex
 
@@ -70,7 +80,11 @@ class ProjectLGym(gym.Env):
     def __init__(self, opponents="random", rules=None, players: int = 2, params: dict | None = None,
                  seat: int | str = 0, reward: str = "outcome", json_obs: bool = True, illegal_reward: float = -1.0,
                  render_mode: str | None = None, shaping: str | None = None, shaping_scale: float = 0.1,
-                 obs: str = "native"):
+                 obs: str = "native", illegal: str = "terminate", max_steps: int | None = None):
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f"illegal must be terminate or raise, got {illegal!r}")
+        if max_steps is not None and int(max_steps) < 1:
+            raise ValueError(f"max_steps must be a positive number of steps, got {max_steps!r}")
         self.table = Table(rules, players, params, reward, json_obs, shaping, shaping_scale, obs)
         self._opponents = Opponents(opponents, players - 1)
         if seat != "rotate" and not (isinstance(seat, int) and 0 <= seat < players):
@@ -80,6 +94,10 @@ class ProjectLGym(gym.Env):
         self.observation_space = observation_space(self.table)
         self.action_space = gym.spaces.Discrete(self.table.action_size)
         self.illegal_reward = float(illegal_reward)
+        self.illegal = illegal
+        self.max_steps = None if max_steps is None else int(max_steps)
+        self.steps = 0
+        self._done = True  # no episode yet
         self.render_mode = render_mode
         self.opponents: dict[int, object] = {}
         self.opponent_names: dict[int, str] = {}
@@ -105,14 +123,24 @@ class ProjectLGym(gym.Env):
         self.opponents = {s: opp for s, (_, opp) in zip(others, drawn)}
         self.opponent_names = {s: name for s, (name, _) in zip(others, drawn)}
         self._phi = self.table.potential(self.seat) if self.table.shaping else 0.0
+        self.steps = 0
+        self._done = False
         self._opponents_move()
+        self._done = self.table.game.is_over
         return self.table.observe(self.seat), self._info()
 
     def step(self, action):
         table = self.table
+        if self._done:
+            raise EpisodeOver("no episode yet: call reset() first" if table.game is None
+                              else "the episode is over: call reset() before stepping again")
+        self.steps += 1
         try:
             table.play(action)
         except IllegalIndex as exc:
+            if self.illegal == "raise":
+                raise
+            self._done = True
             info = self._info()
             info["illegal"] = str(exc)
             return table.observe(self.seat), self.illegal_reward, True, False, info
@@ -123,7 +151,14 @@ class ProjectLGym(gym.Env):
             phi = table.potential(self.seat)
             reward += table.shaping_scale * (phi - self._phi)
             self._phi = phi
-        return table.observe(self.seat), reward, game.is_over, False, self._info()
+        limit = self.max_steps
+        truncated = not game.is_over and limit is not None and self.steps >= limit
+        self._done = game.is_over or truncated
+        info = self._info()
+        if truncated:
+            info["truncated"] = f"step limit {limit}: the game was not over, so there is no outcome"
+            info["scores"] = game.scores()
+        return table.observe(self.seat), reward, game.is_over, truncated, info
 
     def _opponents_move(self) -> None:
         game = self.table.game
@@ -153,6 +188,11 @@ class ProjectLGym(gym.Env):
         return render_text(self.table)
 
 
+#: steps after which a registered id's episode is truncated (``max_episode_steps``): far
+#: beyond a whole game (a learner that only passes plays 300 actions before the rules'
+#: 100-round limit, R5.3), so it stops only a policy stuck in compound sequences
+MAX_EPISODE_STEPS = 1000
+
 #: the registered ids and their defaults (every keyword of ProjectLGym may override them)
 IDS = {
     "ProjectL-v0": {},
@@ -167,7 +207,8 @@ def register() -> None:
     """Register :data:`IDS` with Gymnasium (done on import; again is harmless)."""
     for env_id, kwargs in IDS.items():
         if env_id not in gym.registry:
-            gym.register(env_id, entry_point="arena.rl.gym:ProjectLGym", kwargs=dict(kwargs))
+            gym.register(env_id, entry_point="arena.rl.gym:ProjectLGym", kwargs=dict(kwargs),
+                         max_episode_steps=MAX_EPISODE_STEPS)
 
 
 register()

@@ -88,14 +88,28 @@ class PolicyBot(Bot):
     def __init__(self, policy: PolicyFn, name: str | None = None):
         super().__init__()
         self.policy = policy
+        self._warmed: set = set()
         if name:
             self.name = name
 
     def new_game(self, hello: dict) -> None:
-        """Compile the rules and build the tables before the first move's clock runs."""
-        from engine import RuleSpec, compile_rules
+        """Compile the rules, build the tables and call the policy once, on a deal of
+        these rules, before the first move's clock runs.
+
+        The call happens within the handshake's limit (``--startup-ms``), not the first
+        move's: a framework's first call is slow (torch builds its kernels, a model is
+        read lazily), and a policy that fails on it (a model made for another
+        observation, a missing file) fails here, so the arena reports a crash at start
+        with the policy's traceback on stderr, not a first move that ran out of time.
+        Its answer is thrown away. Once per rule set and seat count in a process."""
+        from engine import Game, RuleSpec, compile_rules
         rules = compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
         observer(rules)
+        key = (rules.spec.label(), hello["players"])
+        if key not in self._warmed:
+            game = Game.new(rules, hello["players"], 0)
+            choose_move(game, game.to_move(), self.policy)
+            self._warmed.add(key)
 
     def _choose(self, observation: dict) -> dict:
         game = game_from_observation(observation)

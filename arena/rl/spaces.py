@@ -168,7 +168,9 @@ class ActionIndex:
         raise IndexError(index)  # pragma: no cover - the segments cover the range
 
     def describe(self, index: int) -> str:
-        """A short text for ``index``: ``place pos 1 L3 cells [[2,0],[3,0],[3,1]]``, ``done``."""
+        """A short text for ``index``, every field named: ``take_puzzle color=white slot=0``,
+        ``take_puzzle color=black blind``, ``take_puzzle grid slot=4``, ``upgrade give=O1
+        take=I2``, ``place pos 1 L3 cells [[2,0],[3,0],[3,1]]``, ``done``."""
         seg, off = self.segment_of(index)
         names = [s.name for s in self.rules.shapes]
         if seg == "place":
@@ -181,7 +183,19 @@ class ActionIndex:
         if seg in ("done", "master"):
             return seg
         obj = self._simple_json(index)
-        return " ".join(str(v) for k, v in obj.items()) if obj else seg
+        if not obj:
+            return seg
+        words = [obj["type"]] + (["grid"] if seg == "take_grid" else [])
+        for key, value in obj.items():
+            if key == "type" or value == []:
+                continue
+            if value is True:
+                words.append(key)
+            elif isinstance(value, list):
+                words.append(f"{key}=[{','.join(str(v) for v in value)}]")
+            else:
+                words.append(f"{key}={value}")
+        return " ".join(words)
 
     # ------------------------------------------------------------------ single actions
     def index_of(self, action, game) -> int:
