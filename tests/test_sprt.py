@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from arena.tournament.ratings import ELO
-from arena.tournament.sprt import SPRT, game_score, group_scores, mle_with_mean, mu, pentanomial, score_counts
+from arena.tournament.sprt import (NELO_SCALE, SPRT, game_score, group_scores, mle_with_mean, mle_with_t, mu,
+                                  pentanomial, score_counts)
 
 
 def test_bounds_are_walds():
@@ -134,3 +135,44 @@ def test_a_much_weaker_candidate_is_rejected_quickly():
     rng = np.random.default_rng(7)
     decision, groups = simulate_run(SPRT(0, 30), -200, 2, rng)
     assert decision == "H0" and groups < 200
+
+
+def nelo_of(pair: np.ndarray) -> float:
+    """The normalized Elo of a pentanomial distribution (pair scores 0, 1/4, ..., 1)."""
+    values = np.arange(5) / 4
+    m = float((pair * values).sum())
+    sd = math.sqrt(float((pair * (values - m) ** 2).sum()))
+    return (m - 0.5) / (math.sqrt(2) * sd) * NELO_SCALE
+
+
+def test_the_normalized_model_fits_the_asked_t_and_keeps_its_error_rates():
+    values, counts = score_counts([0, 0.25, 0.5, 0.5, 0.75, 1, 1])
+    q = mle_with_t(values, counts / counts.sum(), 0.3)
+    m = float((q * values).sum())
+    assert q.sum() == pytest.approx(1) and (m - 0.5) / math.sqrt(float((q * (values - m) ** 2).sum())) == \
+        pytest.approx(0.3, abs=1e-6)
+    # fastchess's model=normalized: elo0 and elo1 are nElo; 150 runs at each hypothesis, a
+    # test twice as wrong as the nominal 5% would exceed 15 wrong decisions
+    n1 = nelo_of(pair_distribution(40))
+    assert nelo_of(pair_distribution(0)) == pytest.approx(0, abs=1e-9)
+    test = SPRT(elo0=0, elo1=n1, alpha=0.05, beta=0.05, model="normalized")
+    rng = np.random.default_rng(2025)
+    runs = 150
+    false_h1 = sum(decide(test, pair_distribution(0), rng, step=8) != "H0" for _ in range(runs))
+    false_h0 = sum(decide(test, pair_distribution(40), rng, step=8) != "H1" for _ in range(runs))
+    assert false_h1 <= 15 and false_h0 <= 15, (false_h1, false_h0)
+
+
+def test_a_near_clean_sweep_decides_sooner_in_the_normalized_model():
+    # 2 wins in 202 games: the logistic test moves -0.029 a pair whatever the margin (its
+    # nearest fits put the pairs at 0 and 1) and needs 101 pairs; normalized needs 72
+    pairs = [0.0] * 101
+    pairs[30] = pairs[70] = 0.25
+    pairs += [0.0] * 100
+
+    def needed(test):
+        return next(n for n in range(1, len(pairs) + 1) if test.status(pairs[:n])["decision"] == "H0")
+
+    assert needed(SPRT(0, 10)) == 101
+    assert needed(SPRT(0, 10, model="normalized")) == 72
+    assert SPRT.of({"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05}).model == "logistic"

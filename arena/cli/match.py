@@ -34,7 +34,7 @@ from .app import command, emit_json
 from ..errors import UsageError
 from .options import parse_param
 
-SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 
 # which option a field of the tournament document came from, for error messages
 _OPTION_OF = {"name": "--name", "rules": "--rules/--param", "seats": "--seats", "bots": "the bots",
@@ -61,7 +61,7 @@ def _source(doc: dict):
 
 
 def parse_sprt(texts: list[str]) -> dict:
-    """``elo0=0 elo1=10 alpha=0.05 beta=0.05`` (any order, any subset; commas or spaces)."""
+    """``elo0=0 elo1=10 alpha=0.05 beta=0.05 model=normalized`` (any order, any subset; commas or spaces)."""
     out: dict = {}
     for text in texts:
         for item in re.split(r"[\s,]+", text.strip()):
@@ -70,6 +70,14 @@ def parse_sprt(texts: list[str]) -> dict:
             name, value = parse_param(item)
             if name not in SPRT_KEYS:
                 raise UsageError(f"--sprt {item!r}: the settings are {', '.join(SPRT_KEYS)}")
+            if name == "model":
+                from ..tournament.sprt import MODELS
+
+                if value not in MODELS:
+                    raise UsageError(f"--sprt {item!r}: the model is {' or '.join(MODELS)}")
+                if value != "logistic":  # the default is not written: a stored match stays the same
+                    out[name] = value
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise UsageError(f"--sprt {item!r}: {name} must be a number")
             out[name] = value
@@ -106,7 +114,7 @@ def typed_order(args: list[str], names: list[str], cmds: list[str], value_option
                 seq.append({option[2:]: value})
             elif option in value_options and not eq:
                 i += 1
-        elif not re.match(r"^(elo0|elo1|alpha|beta)=", word):
+        elif not re.match(r"^(elo0|elo1|alpha|beta|model)=", word):
             seq.append(word)
         i += 1
     if [x for x in seq if isinstance(x, str)] != list(names) or \
@@ -198,6 +206,36 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
     return doc
 
 
+def pace(test, scores: list[float]) -> str | None:
+    """Why a logistic SPRT is slow on lopsided pairs, with the pace of the normalized model,
+    or None. When nearly every pair scored 0 (or 1), the distributions nearest the data
+    with the hypotheses' mean scores put their mass on the pair scores 0 and 1 -- the
+    largest pentanomial variance there is, however small the observed one -- so a pair
+    moves the LLR by only about log((1 - mu1) / (1 - mu0)), -0.029 between 0 and 10 Elo:
+    about a hundred pairs whatever the margin. The normalized model measures the
+    hypotheses in standard deviations of the pair score and moves faster there."""
+    from ..tournament.sprt import SPRT, pentanomial
+
+    n = len(scores)
+    counts = pentanomial(scores)
+    if test.model != "logistic" or n < 10 or max(counts[0], counts[4]) < 0.9 * n:
+        return None
+    status = test.status(scores)
+    if status["decision"]:
+        return None
+    step = status["llr"] / n
+    bound = status["lower"] if step < 0 else status["upper"]
+    other = SPRT(test.elo0, test.elo1, test.alpha, test.beta, "normalized")
+    fast = other.llr(scores) / n
+    extreme = "0" if counts[0] >= counts[4] else "1"
+    text = (f"  lopsided pairs ({max(counts[0], counts[4])} of {n} scored {extreme}): the fits of both "
+            f"hypotheses put their pairs at 0 and 1 (the largest pentanomial variance), so a pair moves the "
+            f"LLR by {step:+.3f}, about {math.ceil(bound / step)} pairs to decide")
+    if fast * step > 0:
+        text += f"; model=normalized (nElo bounds) moves {fast:+.3f} a pair, about {math.ceil(bound / fast)}"
+    return text
+
+
 class Tally:
     """Live results of a match: per pair at two seats, per bot (mean rank, pairwise wins) at more."""
 
@@ -270,9 +308,10 @@ class Tally:
                 if normalized is not None:
                     p["nelo"], p["nelo_error"] = normalized["nelo"], normalized["nelo_error"]
             if self.cfg.format == "sprt":
-                test = SPRT(fmt["elo0"], fmt["elo1"], fmt["alpha"], fmt["beta"])
+                test = SPRT.of(fmt)
                 side = scores if key[0] == fmt["candidate"] else [1 - s for s in scores]
                 p["sprt"] = test.status(side)
+                p["sprt"]["pace"] = pace(test, side)
         return list(out.values())
 
     def ranks(self) -> dict:
@@ -307,8 +346,11 @@ class Tally:
                 if "sprt" in p:
                     s = p["sprt"]
                     verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "running"}[s["decision"]]
+                    unit = " nElo" if s["model"] == "normalized" else ""
                     lines.append(f"  LLR {s['llr']:+.2f} ({s['lower']:.2f}, {s['upper']:.2f}) "
-                                 f"[{s['elo0']:g}, {s['elo1']:g}] {verdict}")
+                                 f"[{s['elo0']:g}, {s['elo1']:g}]{unit} {verdict}")
+                    if s.get("pace"):
+                        lines.append(s["pace"])
             return lines
         r = self.ranks()
         lines = [f"Results after {len(self.games)} games (mean rank; placed above):"]
@@ -319,7 +361,7 @@ class Tally:
             from ..tournament.sprt import SPRT, describe, group_scores
 
             o = self.cfg.format_options
-            s = SPRT(o["elo0"], o["elo1"], o["alpha"], o["beta"]).status(
+            s = SPRT.of(o).status(
                 group_scores(self.games, o["candidate"], self.cfg.seats))
             lines.append(f"  {describe(s)}")
         return lines
@@ -351,7 +393,8 @@ def match_cmd(
                                    help="Run an SPRT of the first bot typed (the candidate) against the second "
                                         "(the baseline), names and --cmd bots alike: "
                                         "--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 (defaults 0, 10, 0.05, 0.05); "
-                                        "the match stops when it decides."),
+                                        "model=normalized reads elo0 and elo1 as nElo, as fastchess does "
+                                        "(default logistic); the match stops when it decides."),
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, see `arena deals make`) played in order."),
     seed: int = typer.Option(0, "--seed", min=0, metavar="N", help="The match's seed (decides the deals)."),
@@ -412,7 +455,7 @@ def match_cmd(
 
     names, sprt_texts = [], list(sprt)
     for b in bots or []:
-        (sprt_texts if re.match(r"^(elo0|elo1|alpha|beta)=", b) else names).append(b)
+        (sprt_texts if re.match(r"^(elo0|elo1|alpha|beta|model)=", b) else names).append(b)
     if sprt_texts and not sprt:
         raise UsageError(f"{sprt_texts[0]!r} is an sprt setting: give it after --sprt")
     tc = {"move_ms": move_ms, "game_ms": game_ms, "increment_ms": increment_ms, "startup_ms": startup_ms}
@@ -511,7 +554,8 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
     if live and cfg.format == "sprt":
         o = cfg.format_options
         say(f"SPRT: candidate {o['candidate']} vs baseline {o['baseline']} "
-            f"(elo0 {o['elo0']:g}, elo1 {o['elo1']:g}, alpha {o['alpha']:g}, beta {o['beta']:g})")
+            f"(elo0 {o['elo0']:g}, elo1 {o['elo1']:g}, alpha {o['alpha']:g}, beta {o['beta']:g}"
+            + (", model normalized: elo0 and elo1 in nElo)" if o.get("model") == "normalized" else ")"))
     if live and stored:
         say(f"continuing {cfg.name}: {len(stored)} games already stored in {cfg.output}")
 

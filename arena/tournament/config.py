@@ -51,7 +51,7 @@ TOP_KEYS = {
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
 FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"}, "swiss": set(),
-               "sprt": {"candidate", "elo0", "elo1", "alpha", "beta"}, "knockout": {"pairs", "extra_pairs"}}
+               "sprt": {"candidate", "elo0", "elo1", "alpha", "beta", "model"}, "knockout": {"pairs", "extra_pairs"}}
 KNOCKOUT_DEFAULTS = {"pairs": 1, "extra_pairs": 2}
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
 
@@ -515,6 +515,9 @@ def _format(src, value, bots, seats) -> tuple[str, dict]:
                 raise src.error(("format", key), f"must be between 0 and 0.5, got {opts[key]}")
         if opts["elo1"] <= opts["elo0"]:
             raise src.error(("format", "elo1"), f"elo1 ({opts['elo1']}) must be greater than elo0 ({opts['elo0']})")
+        from .sprt import MODELS
+        if _choice(src, ("format", "model"), value.get("model", "logistic"), MODELS) != "logistic":
+            opts["model"] = value["model"]  # elo0 and elo1 in nElo; logistic is not written (same fingerprint)
     return fmt, opts
 
 

@@ -175,7 +175,7 @@ class _Live:
         self.test = None
         if cfg.format == "sprt":
             o = cfg.format_options
-            self.test = SPRT(o["elo0"], o["elo1"], o["alpha"], o["beta"])
+            self.test = SPRT.of(o)
         for g in sorted(games, key=lambda g: (g["group"], g["rotation"])):
             self.add(g["group"], [x["bot"] for x in g["seats"]], [x["rank"] for x in g["seats"]])
 

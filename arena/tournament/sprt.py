@@ -19,6 +19,15 @@ never seen counts 0.001 groups, as fishtest regularises its pentanomial counts. 
 normal approximation this is exact on small samples, where the normal form overstates the
 evidence. The test accepts H1 (elo >= elo1) when LLR >= log((1-beta)/alpha) and H0
 (elo <= elo0) when LLR <= log(beta/(1-alpha)).
+
+``model="normalized"`` (fastchess's ``model=normalized``) reads elo0 and elo1 as normalized
+Elo (:func:`nelo`): H is then ``t = (mu - 1/2) / sigma = t_H`` with ``sigma`` the standard
+deviation of a group's score and ``t_H = sqrt(2) * neloH / (800 / ln 10)``, and ``pH`` is the
+distribution nearest the observed one with that ``t`` (Van den Bergh, *Comments on
+normalized Elo*, section 4.1: a fixed point of ``q_i = p_i / (1 + theta phi_i)``). Its
+hypotheses scale with the spread of the pair scores, so lopsided pairs -- nearly every pair
+won, a small variance -- decide it within a few dozen pairs where the logistic test, whose
+hypotheses stay at 0 and 10 Elo whatever the spread, needs a hundred.
 """
 
 from __future__ import annotations
@@ -106,14 +115,51 @@ def mle_with_mean(values: np.ndarray, p: np.ndarray, mean: float) -> np.ndarray:
     return p / (1.0 + theta * a)
 
 
+def mle_with_t(values: np.ndarray, p: np.ndarray, t: float, reference: float = 0.5,
+               iterations: int = 50, tolerance: float = 1e-9) -> np.ndarray:
+    """The distribution on ``values`` nearest ``p`` in likelihood whose normalized mean
+    ``(mean - reference) / sd`` is ``t``.
+
+    With ``mu`` and ``sigma`` of the current estimate, ``phi_i = a_i - reference - t sigma
+    (1 + ((a_i - mu) / sigma)^2) / 2`` linearises the constraint; ``q_i = p_i / (1 + theta
+    phi_i)`` with ``theta`` solving ``sum p_i phi_i / (1 + theta phi_i) = 0``, repeated from
+    the uniform distribution until it no longer moves."""
+    q = np.full(len(values), 1.0 / len(values))
+    for _ in range(iterations):
+        m = float(np.sum(q * values))
+        sigma = math.sqrt(max(float(np.sum(q * (values - m) ** 2)), 1e-300))
+        phi = values - reference - 0.5 * t * sigma * (1.0 + ((values - m) / sigma) ** 2)
+        lo, hi = -1.0 / phi.max(), -1.0 / phi.min()
+        eps = 1e-12 * (hi - lo)
+        theta = brentq(lambda x: float(np.sum(p * phi / (1.0 + x * phi))), lo + eps, hi - eps,
+                       xtol=1e-14, rtol=1e-12)
+        new = p / (1.0 + theta * phi)
+        done = float(np.max(np.abs(new - q))) < tolerance
+        q = new
+        if done:
+            break
+    return q
+
+
+MODELS = ("logistic", "normalized")
+
+
 @dataclass(frozen=True)
 class SPRT:
-    """An SPRT of H0: elo <= elo0 against H1: elo >= elo1 with error rates alpha and beta."""
+    """An SPRT of H0: elo <= elo0 against H1: elo >= elo1 with error rates alpha and beta;
+    ``model`` ``logistic`` (Elo) or ``normalized`` (elo0 and elo1 in nElo, see the module)."""
 
     elo0: float = 0.0
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = "logistic"
+
+    @classmethod
+    def of(cls, options: dict) -> "SPRT":
+        """The test of a tournament's ``format_options`` (``model`` absent: logistic)."""
+        return cls(options["elo0"], options["elo1"], options["alpha"], options["beta"],
+                   options.get("model", "logistic"))
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -128,8 +174,12 @@ class SPRT:
         values, counts = score_counts(x)
         n = counts.sum()
         p = counts / n
-        p0 = mle_with_mean(values, p, mu(self.elo0))
-        p1 = mle_with_mean(values, p, mu(self.elo1))
+        if self.model == "normalized":
+            p0 = mle_with_t(values, p, math.sqrt(2.0) * self.elo0 / NELO_SCALE)
+            p1 = mle_with_t(values, p, math.sqrt(2.0) * self.elo1 / NELO_SCALE)
+        else:
+            p0 = mle_with_mean(values, p, mu(self.elo0))
+            p1 = mle_with_mean(values, p, mu(self.elo1))
         return float(n * np.sum(p * (np.log(p1) - np.log(p0))))
 
     def status(self, scores) -> dict:
@@ -141,7 +191,7 @@ class SPRT:
         mean = float(x.mean()) if len(x) else 0.5
         out = {"groups": int(len(x)), "llr": llr, "lower": lower, "upper": upper, "decision": decision,
                "score": mean, "elo": elo_of(mean), "elo0": self.elo0, "elo1": self.elo1,
-               "alpha": self.alpha, "beta": self.beta}
+               "alpha": self.alpha, "beta": self.beta, "model": self.model}
         if len(x) >= 2:
             se = float(x.std(ddof=1)) / math.sqrt(len(x))
             out["elo_ci"] = [elo_of(mean - 1.96 * se), elo_of(mean + 1.96 * se)]

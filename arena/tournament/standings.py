@@ -178,7 +178,7 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
         out["swiss"] = json.loads(store.meta("swiss"))  # pairings, byes and scores (byes included)
     if info.get("format") == "sprt":
         opts = info["format_options"]
-        test = SPRT(opts["elo0"], opts["elo1"], opts["alpha"], opts["beta"])
+        test = SPRT.of(opts)
         scores = group_scores(games, opts["candidate"], info["seats"])
         status = test.status(scores)
         status.update(candidate=opts["candidate"], baseline=opts["baseline"])
@@ -230,8 +230,9 @@ def render_text(rep: dict) -> str:
                                                       for b in bots))
     if rep.get("sprt"):
         s = rep["sprt"]
+        model = ", model normalized (nElo)" if s.get("model") == "normalized" else ""
         lines.append(f"sprt {s['candidate']} vs {s['baseline']} (elo0 {s['elo0']:g}, elo1 {s['elo1']:g}, "
-                     f"alpha {s['alpha']:g}, beta {s['beta']:g}): {describe(s)}")
+                     f"alpha {s['alpha']:g}, beta {s['beta']:g}{model}): {describe(s)}")
         if "pentanomial" in s:
             lines.append(f"  pentanomial (pair scores 0, 1/4, 1/2, 3/4, 1): {s['pentanomial']}")
         if "nelo" in s:
