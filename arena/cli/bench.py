@@ -169,3 +169,35 @@ def bench_schedule_cmd(
     first = result["first_game_s"]
     typer.echo("  arena run, 10,000-bot gauntlet: " + (f"first game stored after {first:.2f} s" if first is not None
                                                        else "no game stored within 60 s"))
+
+
+@bench_app.command("serve")
+@guarded
+def bench_serve_cmd(
+    clients: str = typer.Option("20,100", "--clients", help="Numbers of simulated visitors, comma-separated."),
+    seconds: float = typer.Option(15.0, "--seconds", min=1, help="How long each load lasts."),
+    play: str = typer.Option("on,off", "--play", help="Background play during the load: on, off or both (on,off)."),
+    think_ms: float = typer.Option(0.0, "--think-ms", min=0, help="Pause of a visitor between requests (0: none)."),
+    games: int = typer.Option(200, "--games", min=0, help="Games played before the server starts."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Requests/s and page latency (p50/p95/p99) of a real `arena serve` on 127.0.0.1, with play on and off."""
+    from ..bench.serve import bench_serve
+
+    try:
+        counts = tuple(int(c) for c in clients.split(",") if c.strip())
+        modes = tuple({"on": True, "off": False}[m.strip()] for m in play.split(",") if m.strip())
+    except (ValueError, KeyError):
+        raise UsageError("--clients takes numbers (20,100) and --play on, off or on,off") from None
+    results = bench_serve(counts, seconds, modes, think_ms / 1000, games)
+    if as_json:
+        emit_json({"results": results, "cpus": __import__("os").cpu_count()})
+        return
+    typer.echo(f"arena serve on 127.0.0.1, {__import__('os').cpu_count()} cores, {seconds:g} s per load, "
+               f"visitors {'without pause' if not think_ms else f'pausing {think_ms:g} ms'}")
+    for r in results:
+        typer.echo(f"  play {'on ' if r['play'] else 'off'} {r['clients']:>4} clients: {r['requests_per_s']:>7.1f} "
+                   f"requests/s  p50 {r['p50_ms']:>7.1f} ms  p95 {r['p95_ms']:>7.1f} ms  p99 {r['p99_ms']:>7.1f} ms"
+                   f"  errors {r['errors']}  games stored meanwhile {r['games_played']}  stop took {r['stop_s']:.1f} s")
+        for example in r["error_examples"]:
+            typer.echo(f"      error: {example}")

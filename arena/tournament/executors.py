@@ -29,6 +29,7 @@ long game.
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import os
@@ -118,8 +119,25 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+_POOL = None  # the worker's pool of bot processes, closed by :func:`_on_term`
+_IN_GAME = False  # a game is being played: SIGTERM unwinds it, so its bots are closed
+
+
 def _on_term(signum, frame) -> None:
-    raise SystemExit(0)
+    """SIGTERM in a worker. In a game: unwind it (SystemExit), so the referee closes its
+    bots, with SIGALRM's default action 3 s later in case the exception is lost (raised
+    inside a finalizer, it is ignored). Between games: close the idle bot processes and
+    leave at once."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if _IN_GAME:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(3)
+        raise SystemExit(0)
+    try:
+        if _POOL is not None:
+            _POOL.close()
+    finally:
+        os._exit(0)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -146,6 +164,10 @@ def _drop_inherited(keep: int) -> None:
         fds = [int(n) for n in os.listdir("/proc/self/fd")]
     except OSError:
         return
+    # each is replaced by /dev/null rather than closed: the coordinator's objects inherited
+    # with them may still close their descriptor number when collected, which must not hit
+    # a descriptor this worker opened since
+    null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
     for fd in fds:
         if fd <= 2 or fd == keep:
             continue
@@ -161,13 +183,14 @@ def _drop_inherited(keep: int) -> None:
                 finally:
                     sock.detach()
                 if family in (socket.AF_INET, socket.AF_INET6) or accepting or fd in _COORDINATOR_ENDS:
-                    os.close(fd)
+                    os.dup2(null, fd, inheritable=False)
             elif stat.S_ISREG(st.st_mode):
                 with open(f"/proc/self/fdinfo/{fd}", encoding="ascii", errors="replace") as info:
                     if "FLOCK" in info.read():
-                        os.close(fd)
+                        os.dup2(null, fd, inheritable=False)
         except OSError:
             continue
+    os.close(null)
 
 
 _COORDINATOR_ENDS: set[int] = set()  # descriptors of the coordinator's ends of the workers' pipes
@@ -182,14 +205,15 @@ def _worker_main(conn, initializer, parent: int) -> None:
     the coordinator dies) -- so no bot outlives it, and it outlives no coordinator."""
     from ..process.pool import ProcessPool
 
-    global _WORKER
+    global _WORKER, _POOL, _IN_GAME
     _WORKER = _worker_name()
+    gc.freeze()  # the coordinator's objects stay as they are: none is collected (and finalized) here
     signal.signal(signal.SIGTERM, _on_term)
     _die_with_parent(parent)
     _drop_inherited(conn.fileno())
     if initializer is not None:
         initializer()
-    pool = ProcessPool()
+    pool = _POOL = ProcessPool()
     try:
         while True:
             try:
@@ -199,7 +223,12 @@ def _worker_main(conn, initializer, parent: int) -> None:
             if payload is None:
                 return
             try:
-                conn.send(("ok", execute(payload, pool)))
+                _IN_GAME = True
+                try:
+                    reply = execute(payload, pool)
+                finally:
+                    _IN_GAME = False
+                conn.send(("ok", reply))
             except ArenaError as exc:  # a bad request: the runner stops the tournament
                 conn.send(("bad-request", str(exc)))
             except Exception as exc:  # the game function failed: reported, the run goes on

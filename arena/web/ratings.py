@@ -11,7 +11,8 @@ visitors would each start one. So :class:`RatingsKeeper` keeps the last fit, the
   takes at most a third of a core whatever the league's size and pace;
 - at once when an entry was added or retired (the table's rows change).
 
-Pages show the snapshot with the time it was fitted and the number of games it saw
+The fit runs in a short-lived forked process (:func:`fit_apart`), so its numerical work
+does not compete with the pages for Python's interpreter lock. Pages show the snapshot with the time it was fitted and the number of games it saw
 (:func:`arena.web.views.leaderboard`); the very first fit after a start is a quick one
 without intervals (no bootstrap), followed by the full one. The rating history of every
 entry (its rating after each twelfth of the league's games) is fitted in the same pass.
@@ -82,6 +83,73 @@ def snapshot(league, games: list[dict], intervals: bool = True, history: bool = 
                     seconds=time.perf_counter() - t0, intervals=intervals)
 
 
+class _Frozen:
+    """What :func:`snapshot` reads of a league, read beforehand: a forked fitter must not
+    touch the parent's SQLite connection."""
+
+    def __init__(self, league):
+        self.path, self.spec, self.seats = league.path, league.spec, league.seats
+        self._entries = league.entries()
+
+    def entries(self, active_only: bool = False) -> list:
+        return [e for e in self._entries if e.active or not active_only]
+
+
+def fit_apart(league, games: list[dict], timeout_s: float = 600.0) -> Snapshot:
+    """:func:`snapshot` in a forked process of its own, so the fit (seconds of numerical work
+    holding Python's interpreter lock) does not slow the pages of this one; in this thread
+    when a process cannot be forked. The child dies with this process (``PR_SET_PDEATHSIG``)
+    and runs at a lower CPU priority."""
+    import os
+    import pickle
+    import select
+    import signal
+
+    frozen = _Frozen(league)
+    try:
+        r, w = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return snapshot(frozen, games)
+    if pid == 0:  # the fitter: compute, send, leave without running this process's exit handlers
+        code = 1
+        try:
+            os.close(r)
+            try:
+                import ctypes
+
+                ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+                os.nice(5)
+            except (OSError, AttributeError):
+                pass
+            data = pickle.dumps(snapshot(frozen, games))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    chunks = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([r], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise RuntimeError(f"the ratings fit took over {timeout_s:g} s")
+            chunk = os.read(r, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(r)
+        os.waitpid(pid, 0)
+    if not chunks:
+        raise RuntimeError("the ratings fitter ended without an answer")
+    return pickle.loads(b"".join(chunks))
+
+
 def _state(league) -> tuple:
     return league.conn.execute("SELECT (SELECT COUNT(*) FROM games), (SELECT MAX(id) FROM games), "
                                "(SELECT COUNT(*) FROM entries), (SELECT COUNT(retired) FROM entries)").fetchone()
@@ -90,8 +158,9 @@ def _state(league) -> tuple:
 class RatingsKeeper:
     """Keeps the ratings of the league file ``path`` fitted, in a thread of its own."""
 
-    def __init__(self, path, min_interval_s: float = 5.0, poll_s: float = 1.0):
+    def __init__(self, path, min_interval_s: float = 5.0, poll_s: float = 1.0, apart: bool = True):
         self.path = Path(path)
+        self.apart = apart  # fit in a forked process (:func:`fit_apart`)
         self.min_interval_s = min_interval_s
         self.poll_s = poll_s
         self.stopping = threading.Event()
@@ -143,7 +212,7 @@ class RatingsKeeper:
                             # a quick first answer for the pages, the intervals follow
                             self._snapshot = snapshot(league, games, intervals=False, history=False)
                             self.fitted.set()
-                        self._snapshot = snapshot(league, games)
+                        self._snapshot = fit_apart(league, games) if self.apart else snapshot(league, games)
                         self.fits += 1
                         self.fitted.set()
                         last_took = time.monotonic() - last_start

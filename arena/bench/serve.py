@@ -1,0 +1,217 @@
+"""``arena bench serve``: requests per second and page latency of a real ``arena serve``.
+
+A league of built-in bots is made in a scratch folder and played a little (so pages have
+games and ratings to show); ``arena serve`` is started on it on 127.0.0.1, with the
+league playing in the background at full pace (``--pace 0``) or not at all (``--no-play``);
+then ``clients`` simulated visitors, each on one keep-alive connection, ask for the site's
+pages in turn (the leaderboard, bot pages, a bot's games, a game, the rules, live games and
+their JSON) for ``seconds``, each as soon as its last answer arrived (``think_s`` 0: the
+hardest case, a closed loop) or after a pause. Figures: requests answered per second,
+latency percentiles (p50, p95, p99, max) and errors (a 5xx answer, a broken connection or
+no answer within ``timeout_s``). Everything runs on this machine, over loopback only, and
+every process started is ended before the function returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: The pages a simulated visitor asks for, in turn ({game} is a stored game's id).
+PAGES = ("/", "/api/leaderboard", "/bot/greedy", "/game/{game}", "/bot/random/games", "/rules", "/live",
+         "/api/bots/greedy", "/api/games/{game}", "/bot/greedy2", "/api/games/live", "/author/nobody")
+
+
+def make_league(folder: Path, games: int = 200) -> Path:
+    """A league of four built-in bots in ``folder`` with ``games`` games played; its path."""
+    from engine import RuleSpec
+
+    from ..league import League
+    from ..league.play import play_league
+
+    path = folder / "bench.db"
+    with League.create(path, RuleSpec.make(["revised"]), 2, 0, {"move_ms": 1000}, "basic") as league:
+        for name, bot in (("greedy", "greedy"), ("random", "random"), ("greedy2", "greedy"), ("random2", "random")):
+            league.add(name, bot=bot)
+        if games:
+            play_league(league, games, concurrency=2)
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``arena serve`` on 127.0.0.1 in a session of its own; :meth:`stop` ends it and all it started."""
+
+    def __init__(self, league: Path, play: bool, extra: tuple[str, ...] = ()):
+        self.league = league
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        args = ["--pace", "0"] if play else ["--no-play"]
+        self.log = league.parent / f"serve-{'play' if play else 'noplay'}.log"
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "arena.cli", "serve", str(league), "--port", str(self.port), *args,
+                 "--unsafe-sandbox", "basic", "--unsafe-build-sandbox", "basic", *extra],
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=league.parent)
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        """Wait until the leaderboard answers."""
+        import urllib.request
+
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"arena serve exited: {self.log.read_text(errors='replace')[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/leaderboard", timeout=5) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("arena serve did not answer in time")
+
+    def stop(self) -> float:
+        """SIGINT, as an operator's Ctrl-C; the seconds it took to exit (SIGKILL after 30 s)."""
+        t0 = time.monotonic()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                pass
+        took = time.monotonic() - t0
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # whatever is left of its session
+        except OSError:
+            pass
+        self.proc.wait()
+        return took
+
+
+async def _visitor(host: str, port: int, paths: list[str], start: int, until: float, think_s: float,
+                   timeout_s: float, lat: list, errors: list) -> None:
+    reader = writer = None
+    i = start
+    while time.monotonic() < until:
+        path = paths[i % len(paths)]
+        i += 1
+        t0 = time.monotonic()
+        try:
+            if writer is None:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: */*\r\n\r\n".encode())
+            status, close = await asyncio.wait_for(_read_response(reader), timeout_s)
+            lat.append(time.monotonic() - t0)
+            if status >= 500:
+                errors.append(f"{path}: {status}")
+            if close:
+                writer.close()
+                writer = None
+        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
+            errors.append(f"{path}: {type(exc).__name__}")
+            if writer is not None:
+                writer.close()
+            writer = None
+        if think_s:
+            await asyncio.sleep(think_s)
+    if writer is not None:
+        writer.close()
+
+
+async def _read_response(reader) -> tuple[int, bool]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+    if "content-length" in headers:
+        await reader.readexactly(int(headers["content-length"]))
+    elif headers.get("transfer-encoding") == "chunked":
+        while True:
+            size = int((await reader.readline()).strip(), 16)
+            await reader.readexactly(size + 2)
+            if size == 0:
+                break
+    return status, headers.get("connection", "").lower() == "close"
+
+
+def load(url: str, clients: int, seconds: float, paths: list[str], think_s: float = 0.0,
+         timeout_s: float = 10.0) -> dict:
+    """``clients`` visitors asking for ``paths`` for ``seconds``: the figures (see the module)."""
+    host, port = url.split("//")[1].split(":")
+    lat: list[float] = []
+    errors: list[str] = []
+
+    async def main():
+        until = time.monotonic() + seconds
+        await asyncio.gather(*(_visitor(host, int(port), paths, k, until, think_s, timeout_s, lat, errors)
+                               for k in range(clients)))
+
+    t0 = time.monotonic()
+    asyncio.run(main())
+    elapsed = time.monotonic() - t0
+    lat.sort()
+
+    def pct(p: float) -> float:
+        return lat[min(len(lat) - 1, int(p / 100 * len(lat)))] * 1000 if lat else float("nan")
+
+    return {"clients": clients, "seconds": round(elapsed, 2), "requests": len(lat),
+            "requests_per_s": round(len(lat) / elapsed, 1) if elapsed else 0.0, "p50_ms": round(pct(50), 1),
+            "p95_ms": round(pct(95), 1), "p99_ms": round(pct(99), 1),
+            "max_ms": round(lat[-1] * 1000, 1) if lat else None, "errors": len(errors),
+            "error_examples": sorted(set(errors))[:5]}
+
+
+def stored_games(league: Path) -> int:
+    """How many games the league file holds (read-only)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"{league.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def bench_serve(clients: tuple[int, ...] = (20, 100), seconds: float = 15.0, plays: tuple[bool, ...] = (True, False),
+                think_s: float = 0.0, games: int = 200, warmup_s: float = 3.0) -> list[dict]:
+    """For each of ``plays`` (background play on or off) and each number of ``clients``, the
+    figures of :func:`load` against a fresh ``arena serve`` of one league (made in a scratch
+    folder, ``games`` games played first), with the games it played meanwhile and how long
+    its stop took."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-bench-serve-"))
+    results = []
+    try:
+        league = make_league(folder, games)
+        for play in plays:
+            server = Server(league, play)
+            try:
+                server.wait_ready()
+                paths = [p.format(game=max(1, stored_games(league) // 2)) for p in PAGES]
+                load(server.url, 4, warmup_s, paths)
+                for n in clients:
+                    before = stored_games(league)
+                    figures = load(server.url, n, seconds, paths, think_s)
+                    figures.update(play=play, games_played=stored_games(league) - before)
+                    results.append(figures)
+            finally:
+                took = server.stop()
+            for r in results:
+                if r["play"] == play:
+                    r["stop_s"] = round(took, 2)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return results
