@@ -41,7 +41,8 @@ _OPTION_OF = {"name": "--name", "rules": "--rules/--param", "seats": "--seats", 
               "format": "--sprt", "games": "--games", "seed": "--seed", "time_control": "the time control",
               "fault_policy": "--fault-policy", "sandbox": "--sandbox", "concurrency": "--concurrency",
               "executor": "--inprocess", "output": "--output", "replays": "--replays", "deals": "--deals",
-              "anchor": "--anchor"}
+              "anchor": "--anchor", "swap": "--noswap", "deals_order": "--deals-order",
+              "deals_start": "--deals-start"}
 
 
 def _source(doc: dict):
@@ -128,7 +129,8 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
                    rules: str, params: list[str], seed: int, time_control: dict, fault_policy: str, sandbox: str,
                    concurrency: Optional[int], inprocess: bool, output: Optional[Path], name: Optional[str],
                    replays: bool, deals: Optional[Path], anchor: Optional[str] = None, gauntlet: bool = False,
-                   knockout: Optional[int] = None) -> dict:
+                   knockout: Optional[int] = None, swap: bool = True, deals_order: str = "sequential",
+                   deals_start: int = 1) -> dict:
     """The tournament document (what a YAML file would hold) of a match's options.
 
     ``bots`` may mix registered names, ``{"cmd": ...}`` and ``{"engine": SPEC}`` entries in
@@ -198,6 +200,14 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
         doc["executor"] = "inprocess"
     if deals is not None:
         doc["deals"] = str(deals)
+        if deals_order != "sequential":
+            doc["deals_order"] = deals_order
+        if deals_start != 1:
+            doc["deals_start"] = deals_start
+    elif deals_order != "sequential" or deals_start != 1:
+        raise UsageError("--deals-order and --deals-start choose deals of a book: give it with --deals BOOK")
+    if not swap:
+        doc["swap"] = False
     doc["output"] = str(output) if output is not None else f"results/{name}"
     if anchor is not None or len(labels) >= 2:
         doc["anchor"] = anchor if anchor is not None else labels[1]  # default: the baseline, rated 0
@@ -294,7 +304,8 @@ class Tally:
         fmt = self.cfg.format_options
         for key, p in out.items():
             p["points"] = p["wins"] + 0.5 * p["draws"]
-            scores = [sum(v) / 2 for v in groups[key].values() if len(v) == 2]
+            per = self.cfg.rotations
+            scores = [sum(v) / per for v in groups[key].values() if len(v) == per]
             p["pairs"] = len(scores)
             p["pentanomial"] = pentanomial(scores)
             n = len(scores)
@@ -333,16 +344,18 @@ class Tally:
         """The block printed every few games and at the end."""
         if self.cfg.seats == 2:
             lines = []
+            unit = "pairs" if self.cfg.rotations == 2 else "games"  # --noswap: one game a deal
             for p in self.pairs():
                 pts = 100.0 * p["points"] / p["games"]
                 lines.append(f"Results of {p['bot']} vs {p['opponent']}: games {p['games']}, "
                              f"W {p['wins']} D {p['draws']} L {p['losses']}, points {p['points']:g} ({pts:.1f} %)")
                 if "elo" in p and 0 < p["elo_error"] < math.inf:
                     normalized = (f", nElo {p['nelo']:+.1f} +/- {p['nelo_error']:.1f}" if "nelo" in p else "")
-                    lines.append(f"  Elo {p['elo']:+.1f} +/- {p['elo_error']:.1f}{normalized} over {p['pairs']} pairs, "
+                    lines.append(f"  Elo {p['elo']:+.1f} +/- {p['elo_error']:.1f}{normalized} over {p['pairs']} {unit}, "
                                  f"pentanomial {p['pentanomial']}")
                 elif p["pairs"]:
-                    lines.append(f"  every pair scored alike so far ({p['pairs']} pairs), pentanomial {p['pentanomial']}")
+                    lines.append(f"  every {unit[:-1]} scored alike so far ({p['pairs']} {unit}), "
+                                 f"{'pentanomial' if unit == 'pairs' else 'trinomial'} {p['pentanomial']}")
                 if "sprt" in p:
                     s = p["sprt"]
                     verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "running"}[s["decision"]]
@@ -362,7 +375,7 @@ class Tally:
 
             o = self.cfg.format_options
             s = SPRT.of(o).status(
-                group_scores(self.games, o["candidate"], self.cfg.seats))
+                group_scores(self.games, o["candidate"], self.cfg.seats, self.cfg.rotations))
             lines.append(f"  {describe(s)}")
         return lines
 
@@ -397,6 +410,15 @@ def match_cmd(
                                         "(default logistic); the match stops when it decides."),
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, see `arena deals make`) played in order."),
+    deals_order: str = typer.Option("sequential", "--deals-order", metavar="ORDER",
+                                    help="sequential (the book's order) or random (shuffled by --seed), as "
+                                         "cutechess-cli's -openings order=."),
+    deals_start: int = typer.Option(1, "--deals-start", min=1, metavar="N",
+                                    help="The deal of the book the first pair plays (1: the first), as "
+                                         "cutechess-cli's -openings start=."),
+    noswap: bool = typer.Option(False, "--noswap",
+                                help="Play each deal once, without the seat-swapped repeat (cutechess-cli's "
+                                     "-noswap); the SPRT and Elo then count games, not pairs."),
     seed: int = typer.Option(0, "--seed", min=0, metavar="N", help="The match's seed (decides the deals)."),
     move_ms: int = typer.Option(1000, "--move-ms", metavar="MS", min=1, help="Time limit of one move, in milliseconds."),
     game_ms: Optional[int] = typer.Option(None, "--game-ms", metavar="MS", min=1,
@@ -467,7 +489,8 @@ def match_cmd(
                          rules=rules, params=param, seed=seed, time_control=tc, fault_policy=fault_policy,
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
                          replays=replays, deals=deals, anchor=anchor, gauntlet=gauntlet,
-                         knockout=tie_pairs if knockout else None)
+                         knockout=tie_pairs if knockout else None, swap=not noswap, deals_order=deals_order,
+                         deals_start=deals_start)
     if dask:
         doc["executor"] = {"type": "dask", "address": dask, **({"play": "inprocess"} if inprocess else {})}
     cfg = validate(_source(doc))

@@ -47,6 +47,9 @@ TOP_KEYS = {
     "fresh_process": "start every bot process anew for each game (default: processes are reused)",
     "max_games_per_process": "games one bot process plays before it is replaced (default 100)",
     "deals": "a deal book (JSON lines, `arena deals make`): group i plays deal i",
+    "deals_order": "sequential (the default) or random: the book's deals in a shuffled order (by the seed)",
+    "deals_start": "the deal of the book the first group plays (1, the first)",
+    "swap": "play every seat rotation of a deal (true, the default) or only the first (false)",
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
@@ -89,10 +92,31 @@ class TournamentConfig:
     max_games_per_process: int = 100
     deals: tuple = ()
     deals_path: str | None = None
+    deals_order: str = "sequential"
+    deals_start: int = 1
+    swap: bool = True
+
+    @property
+    def rotations(self) -> int:
+        """Games of a group: every seat rotation of its deal, or one without ``swap``."""
+        return self.seats if self.swap else 1
 
     def deal_for(self, group: int) -> dict | None:
-        """The explicit deal of ``group`` from the deal book (cycled), or None (shuffled from the seed)."""
-        return self.deals[group % len(self.deals)] if self.deals else None
+        """The explicit deal of ``group`` from the deal book (cycled from ``deals_start``; in
+        an order shuffled by the seed with ``deals_order: random``), or None (from the seed)."""
+        if not self.deals:
+            return None
+        i = (self.deals_start - 1 + group) % len(self.deals)
+        if self.deals_order == "random":
+            order = self.__dict__.get("_deal_order")
+            if order is None:
+                import random
+
+                order = list(range(len(self.deals)))
+                random.Random(f"deals:{self.seed}").shuffle(order)
+                object.__setattr__(self, "_deal_order", order)
+            i = order[i]
+        return self.deals[i]
 
     def bot(self, name: str) -> BotEntry:
         """The bot with display name ``name`` (a dict look-up: fields of thousands of bots)."""
@@ -123,7 +147,10 @@ class TournamentConfig:
                 "bots": [[b.name, b.bot, list(b.cmd) if b.cmd else None] for b in self.bots],
                 "format": self.format, "format_options": self.format_options,
                 "rounds": self.rounds, "games": self.games, "seed": self.seed,
-                **({"deals": _digest(self.deals)} if self.deals else {})}
+                **({"deals": _digest(self.deals)} if self.deals else {}),
+                **({"deals_order": self.deals_order} if self.deals and self.deals_order != "sequential" else {}),
+                **({"deals_start": self.deals_start} if self.deals and self.deals_start != 1 else {}),
+                **({"swap": False} if not self.swap else {})}
 
 
 def load_config(path) -> TournamentConfig:
@@ -205,9 +232,16 @@ def validate(src: Source) -> TournamentConfig:
     fresh = _bool(src, ("fresh_process",), doc.get("fresh_process", False))
     per_process = _int(src, ("max_games_per_process",), doc.get("max_games_per_process", 100), 1)
     deals_path, deals = deal_book(src, doc.get("deals"), rules, seats)
+    order = _choice(src, ("deals_order",), doc.get("deals_order", "sequential"), ("sequential", "random"))
+    start = _int(src, ("deals_start",), doc.get("deals_start", 1), 1)
+    if deals and start > len(deals):
+        raise src.error(("deals_start",), f"the deal book has {len(deals)} deals, so there is no deal {start}")
+    swap = _bool(src, ("swap",), doc.get("swap", True))
+    if not swap and fmt in ("swiss", "knockout"):
+        raise src.error(("swap",), f"a {fmt} pairing plays both seats of its deal: swap must stay true")
     return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
                             tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
-                            pause_idle, fresh, per_process, deals, deals_path)
+                            pause_idle, fresh, per_process, deals, deals_path, order, start, swap)
 
 
 #: the most games a tournament file may schedule, per core of this machine: beyond, a run

@@ -61,7 +61,7 @@ def config_json(cfg: TournamentConfig) -> dict:
     """What ``arena standings`` needs to know about the tournament, stored with the results."""
     return {"name": cfg.name, "file": cfg.path, "rules": cfg.rules.to_json(), "seats": cfg.seats,
             "format": cfg.format, "format_options": cfg.format_options, "anchor": cfg.anchor,
-            "bots": [b.name for b in cfg.bots], "scheduled": total_games(cfg)}
+            "bots": [b.name for b in cfg.bots], "scheduled": total_games(cfg), "rotations": cfg.rotations}
 
 
 #: fingerprint fields a resumed run may change: the schedule is a prefix of a longer one
@@ -188,7 +188,7 @@ class _Live:
         if self.test is not None:
             part = self.partial.setdefault(group, [])
             part.append(game_score(ranks, bots, self.cfg.format_options["candidate"]))
-            if len(part) == self.cfg.seats:
+            if len(part) == self.cfg.rotations:
                 self.scores.append(sum(part) / len(part))
                 del self.partial[group]
 

@@ -245,12 +245,12 @@ def group_count(cfg: TournamentConfig) -> int:
         return total_groups(cfg)
     if cfg.rounds is not None:
         return cfg.rounds * cycle_length(cfg)
-    return math.ceil(cfg.games / cfg.seats)
+    return math.ceil(cfg.games / cfg.rotations)
 
 
 def total_games(cfg: TournamentConfig) -> int:
     """How many games the schedule holds (for sprt and knockout: the most it may play)."""
-    return group_count(cfg) * cfg.seats
+    return group_count(cfg) * cfg.rotations
 
 
 def group_table(cfg: TournamentConfig, tables: Tables, group: int) -> tuple[str, ...]:
@@ -276,7 +276,7 @@ def schedule(cfg: TournamentConfig, start_group: int = 0) -> Iterator[GameTask]:
     for group in range(start_group, group_count(cfg)):
         seed = group_seed(cfg.seed, group)
         table = group_table(cfg, tables, group)
-        for rotation in range(cfg.seats):
+        for rotation in range(cfg.rotations):  # every seat of the deal, or only the first (swap: false)
             yield GameTask(game_key(cfg.name, group, rotation, seed), group, rotation, seed, rotate(table, rotation))
 
 

@@ -67,14 +67,16 @@ def game_score(ranks: list[int], bots: list[str], candidate: str) -> float | Non
     return total / count if count else None
 
 
-def group_scores(games: list[dict], candidate: str, seats: int) -> np.ndarray:
-    """Scores of the complete groups (all N rotations stored), in group order."""
+def group_scores(games: list[dict], candidate: str, seats: int, rotations: int | None = None) -> np.ndarray:
+    """Scores of the complete groups (all N rotations stored, or ``rotations`` of them: one
+    without seat swaps), in group order."""
+    per = rotations or seats
     by_group: dict[int, list[float]] = {}
     for g in games:
         s = game_score([x["rank"] for x in g["seats"]], [x["bot"] for x in g["seats"]], candidate)
         if s is not None:
             by_group.setdefault(g["group"], []).append(s)
-    return np.array([sum(v) / seats for k, v in sorted(by_group.items()) if len(v) == seats], dtype=float)
+    return np.array([sum(v) / per for k, v in sorted(by_group.items()) if len(v) == per], dtype=float)
 
 
 def score_counts(scores) -> tuple[np.ndarray, np.ndarray]:

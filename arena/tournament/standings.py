@@ -179,7 +179,7 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
     if info.get("format") == "sprt":
         opts = info["format_options"]
         test = SPRT.of(opts)
-        scores = group_scores(games, opts["candidate"], info["seats"])
+        scores = group_scores(games, opts["candidate"], info["seats"], info.get("rotations"))
         status = test.status(scores)
         status.update(candidate=opts["candidate"], baseline=opts["baseline"])
         if info["seats"] == 2:
