@@ -194,7 +194,36 @@ def _member_path(name: str) -> PurePosixPath:
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
     if ".." in parts:
         raise PackageError(f"the archive member {name!r} has a '..' in its path")
+    shown = name if len(name) <= 80 else name[:60] + "..."
+    longest = max((len(p.encode("utf-8", "surrogateescape")) for p in parts), default=0)
+    if longest > MAX_NAME_BYTES:
+        raise PackageError(f"the archive member {shown!r} has a name of {longest} bytes; a file or folder name "
+                           f"may have at most {MAX_NAME_BYTES}")
+    if len(parts) > MAX_DEPTH:
+        raise PackageError(f"the archive member {shown!r} lies {len(parts)} folders deep; a package may nest "
+                           f"at most {MAX_DEPTH}")
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        raise PackageError(f"the archive member {shown!r} has a path longer than {MAX_PATH_BYTES} bytes")
     return PurePosixPath(*parts) if parts else PurePosixPath(".")
+
+
+#: The longest name of a file or folder in a package (the file system's own limit).
+MAX_NAME_BYTES = 255
+#: How deep a package's folders may nest.
+MAX_DEPTH = 64
+#: The longest path of a member, from the package's top.
+MAX_PATH_BYTES = 1024
+
+
+def _clash(rel: PurePosixPath, exc: OSError) -> PackageError:
+    """The sentence for an archive whose members do not fit together on disk (a file and a
+    folder of the same name, a member below a file)."""
+    import errno
+
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+        return PackageError(f"the archive member {str(rel)[:80]!r} clashes with an earlier member: the same name "
+                            f"is both a file and a folder")
+    return PackageError(f"the archive member {str(rel)[:80]!r} cannot be unpacked ({exc.strerror})")
 
 
 def _inside(root: Path, link_dir: PurePosixPath, target: str) -> bool:
@@ -234,15 +263,27 @@ class _Budget:
             raise PackageError(f"the archive expands more than {self.caps.ratio} times (a zip bomb?)")
 
 
+def _mkdir(root: Path, rel: PurePosixPath) -> None:
+    """The folder ``rel`` of the package (and its parents), or :class:`PackageError`."""
+    try:
+        (root / rel).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _clash(rel, exc) from None
+
+
 def _write(root: Path, rel: PurePosixPath, stream, budget: _Budget, executable: bool) -> None:
     dest = root / rel
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    _mkdir(root, rel.parent)
     if not os.path.realpath(dest.parent).startswith(os.path.realpath(root)):
         raise PackageError(f"the archive member {rel} would be written through a link outside the package")
     if dest.is_symlink() or dest.exists():
         raise PackageError(f"the archive has {rel} twice")
     size = 0
-    with open(dest, "wb") as out:
+    try:
+        out = open(dest, "wb")
+    except OSError as exc:
+        raise _clash(rel, exc) from None
+    with out:
         while True:
             chunk = stream.read(1 << 16)
             if not chunk:
@@ -317,7 +358,7 @@ def _unzip(data: bytes, dest: Path, budget: _Budget) -> None:
             kind = stat.S_IFMT(mode)
             budget.file(info.filename)
             if info.is_dir() or kind == stat.S_IFDIR:
-                (dest / rel).mkdir(parents=True, exist_ok=True)
+                _mkdir(dest, rel)
             elif kind == stat.S_IFLNK:
                 target = zf.read(info)[:4096].decode("utf-8", "replace")
                 links.append((rel, target))
@@ -348,10 +389,13 @@ def _link(dest: Path, rel: PurePosixPath, target: str) -> None:
     if not _inside(dest, rel.parent, target):
         raise PackageError(f"the archive member {rel} is a link pointing outside the package ({target})")
     path = dest / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _mkdir(dest, rel.parent)
     if path.exists() or path.is_symlink():
         raise PackageError(f"the archive has {rel} twice")
-    os.symlink(target, path)
+    try:
+        os.symlink(target, path)
+    except OSError as exc:
+        raise _clash(rel, exc) from None
 
 
 def _untar(data: bytes, dest: Path, budget: _Budget) -> None:
@@ -366,7 +410,7 @@ def _untar(data: bytes, dest: Path, budget: _Budget) -> None:
             rel = _member_path(m.name)
             budget.file(m.name)
             if m.isdir():
-                (dest / rel).mkdir(parents=True, exist_ok=True)
+                _mkdir(dest, rel)
             elif m.isreg():
                 if m.size > budget.caps.file_bytes:
                     raise PackageError(f"{m.name} is larger than {budget.caps.file_bytes >> 20} MiB unpacked")

@@ -33,7 +33,7 @@ from ..packages.package import PackageError
 from .cache import ResponseCache
 from .player import Player
 from .ratings import RatingsKeeper
-from .submissions import Pipeline, QuotaExceeded, Settings, receive
+from .submissions import Pipeline, QuotaExceeded, Settings, check_quota, packages_dir, receive
 from .withdrawal import withdraw_endpoint
 
 FORM_OVERHEAD = 64 << 10
@@ -41,6 +41,36 @@ FORM_OVERHEAD = 64 << 10
 
 class TooLarge(Exception):
     """The request body is over the cap."""
+
+
+#: Upload bodies being received at once (each streamed to a file, never held in memory whole);
+#: beyond, an upload is answered 503 before its body is read.
+MAX_UPLOADS = 16
+CHUNK = 64 << 10
+
+
+async def _spool_capped(request: Request, cap: int, folder: Path):
+    """The request body streamed into a new file in ``folder`` (at most ``cap`` bytes, else
+    :class:`TooLarge`); the open file, at its start. Memory: one chunk at a time."""
+    import tempfile
+
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > cap:
+        raise TooLarge()
+    folder.mkdir(mode=0o700, exist_ok=True)
+    out = tempfile.TemporaryFile(dir=folder)
+    try:
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > cap:
+                raise TooLarge()
+            out.write(chunk)
+        out.seek(0)
+        return out
+    except BaseException:
+        out.close()
+        raise
 
 
 async def _read_capped(request: Request, cap: int) -> bytes:
@@ -53,6 +83,14 @@ async def _read_capped(request: Request, cap: int) -> bytes:
         if len(body) > cap:
             raise TooLarge()
     return bytes(body)
+
+
+def _file_receive(spooled):
+    """An ASGI ``receive`` that gives the body back from ``spooled``, a chunk at a time."""
+    async def receive():
+        chunk = spooled.read(CHUNK)
+        return {"type": "http.request", "body": chunk, "more_body": bool(chunk)}
+    return receive
 
 
 #: The replay viewer's policy: its own style and script (by hash), shown in the site's frames.
@@ -229,7 +267,22 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         """The upload form."""
         return html(pages.submit_page())
 
-    def accept(token: str | None, data: bytes, keep_previous: bool) -> tuple[int, dict]:
+    def admit(token: str | None) -> tuple[int, dict | str]:
+        """Who may upload, asked before the body is read: ``(200, author)`` or a refusal."""
+        with views.opened(path) as league:
+            author = store.author_of(league, token)
+            if author is None:
+                return 401, {"error": "unknown token: ask the league's operator for one "
+                                      "(`arena league token new AUTHOR`)"}
+            try:
+                check_quota(league, author, settings)
+            except QuotaExceeded as exc:
+                return 429, {"error": str(exc), "retry_after": exc.retry_after}
+        return 200, author
+
+    def accept(token: str | None, data, keep_previous: bool) -> tuple[int, dict]:
+        if not isinstance(data, bytes):  # a spooled upload: read only now, one at a time
+            data = data.read()
         with views.opened(path) as league:
             author = store.author_of(league, token)
             if author is None:
@@ -244,21 +297,33 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         pipeline.wake.set()
         return 202, sub
 
+    uploads = {"now": 0}
+    uploads_dir = packages_dir(path) / ".uploads"
+
     async def submit_post(request: Request) -> Response:
         """Upload a package from the form (multipart: token, package, keep_previous)."""
+        if uploads["now"] >= MAX_UPLOADS:
+            return HTMLResponse(pages.submit_page("The server is receiving many uploads; try again in a minute."),
+                                status_code=503, headers={"Retry-After": "60"})
+        uploads["now"] += 1
+        spooled = None
         try:
-            request._body = await _read_capped(request, cap + FORM_OVERHEAD)
-            form = await request.form(max_files=1, max_fields=4)
-        except TooLarge:
-            return html(pages.submit_page(f"The upload is over the {cap >> 10} KiB limit."), 413)
-        except Exception:  # a malformed multipart body
-            return html(pages.submit_page("The form could not be read; choose a file and try again."), 400)
-        upload = form.get("package")
-        if upload is None or isinstance(upload, str):
-            return html(pages.submit_page("Choose a package file."), 400)
-        data = await upload.read()
-        status, out = await run_in_threadpool(accept, str(form.get("token") or ""), data,
-                                              form.get("keep_previous") == "1")
+            try:
+                spooled = await _spool_capped(request, cap + FORM_OVERHEAD, uploads_dir)
+                form = await Request(request.scope, _file_receive(spooled)).form(max_files=1, max_fields=4)
+            except TooLarge:
+                return html(pages.submit_page(f"The upload is over the {cap >> 10} KiB limit."), 413)
+            except Exception:  # a malformed multipart body
+                return html(pages.submit_page("The form could not be read; choose a file and try again."), 400)
+            upload = form.get("package")
+            if upload is None or isinstance(upload, str):
+                return html(pages.submit_page("Choose a package file."), 400)
+            status, out = await run_in_threadpool(accept, str(form.get("token") or ""), upload.file,
+                                                  form.get("keep_previous") == "1")
+        finally:
+            uploads["now"] -= 1
+            if spooled is not None:
+                spooled.close()
         if status != 202:
             return HTMLResponse(pages.submit_page(public(out["error"])), status_code=status,
                                 headers=_retry(out) if status == 429 else None)
@@ -271,12 +336,30 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         """Submit a package: the archive as the body, ``Authorization: Bearer TOKEN``, ``?keep_previous=1``."""
         auth = request.headers.get("authorization", "")
         token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
-        try:
-            data = await _read_capped(request, cap)
-        except TooLarge:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > cap:
             return JSONResponse({"error": f"the archive is over the {cap >> 10} KiB limit"}, status_code=413)
-        keep = request.query_params.get("keep_previous", "0") in ("1", "true", "yes")
-        status, out = await run_in_threadpool(accept, token, data, keep)
+        # who and how many, before a byte of the body is read (``Expect: 100-continue`` is
+        # answered with this refusal, and the body is never sent)
+        status, who = await run_in_threadpool(admit, token)
+        if status != 200:
+            return JSONResponse(who, status_code=status, headers=_retry(who) if status == 429 else None)
+        if uploads["now"] >= MAX_UPLOADS:
+            return JSONResponse({"error": "the server is receiving many uploads; try again in a minute"},
+                                status_code=503, headers={"Retry-After": "60"})
+        uploads["now"] += 1
+        spooled = None
+        try:
+            try:
+                spooled = await _spool_capped(request, cap, uploads_dir)
+            except TooLarge:
+                return JSONResponse({"error": f"the archive is over the {cap >> 10} KiB limit"}, status_code=413)
+            keep = request.query_params.get("keep_previous", "0") in ("1", "true", "yes")
+            status, out = await run_in_threadpool(accept, token, spooled, keep)
+        finally:
+            uploads["now"] -= 1
+            if spooled is not None:
+                spooled.close()
         return JSONResponse(public(out) if status != 202 else json_api.submission_json(base_url, out, public), status_code=status,
                             headers=_retry(out) if status == 429 else None)
 

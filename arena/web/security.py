@@ -4,7 +4,7 @@
   Content-Security-Policy (no script at all except the replay viewer's own, identified by
   its hash; ``frame-ancestors``), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy``
   and ``X-Frame-Options``; an unexpected exception becomes a plain 500 page with the same
-  headers (and is logged), never a traceback.
+  headers (and is logged), never a traceback; under ``/api`` it is JSON, ``{"error": sentence}``.
 - :func:`json_for_script`: JSON that is safe inside a ``<script>`` element (``<``, ``>``,
   ``&``, U+2028 and U+2029 escaped, so neither ``</script>`` nor ``<!--`` can end or
   change the script block).
@@ -26,8 +26,11 @@ log = logging.getLogger(__name__)
 #: Largest id SQLite can hold; a bigger number names nothing.
 MAX_ID = 2 ** 63 - 1
 
-#: An absolute path of at least two parts, not part of a word, a URL or a relative path.
-_PATH = re.compile(r"(?<![\w.~:/\\-])/(?:[^\s/'\"<>()\[\]{},;|`=]+/)+([^\s/'\"<>()\[\]{},;|`=]*)")
+#: An absolute path of at least two parts, not part of a word, a URL or a relative path;
+#: after an escaped line break or tab (``\\n/srv/...`` in a JSON or repr of a bot's stderr)
+#: it starts a line and is a path all the same.
+_PATH = re.compile(r"(?:(?<![\w.~:/\\-])|(?<=\\[nrt]))/(?:[^\s/'\"<>()\[\]{},;|`=\\]+/)+"
+                   r"([^\s/'\"<>()\[\]{},;|`=\\]*)")
 
 
 def parse_id(text) -> int | None:
@@ -80,6 +83,9 @@ _ERROR_PAGE = (b"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\
                b"why in its log.</p></body></html>\n")
 
 
+_ERROR_JSON = (b'{"error": "the server could not answer this request; the operator can find why in its log"}')
+
+
 class SecurityHeaders:
     """ASGI middleware: the security headers on every HTTP response, and no traceback ever.
 
@@ -121,6 +127,8 @@ class SecurityHeaders:
             log.exception("%s %s failed", scope.get("method"), scope.get("path"))
             if started:
                 return  # the status line is gone; the connection just ends
+            api = str(scope.get("path") or "").startswith("/api")
+            body, kind = (_ERROR_JSON, b"application/json") if api else (_ERROR_PAGE, b"text/html; charset=utf-8")
             await send_with_headers({"type": "http.response.start", "status": 500, "headers": [
-                (b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(_ERROR_PAGE)).encode())]})
-            await send_with_headers({"type": "http.response.body", "body": _ERROR_PAGE})
+                (b"content-type", kind), (b"content-length", str(len(body)).encode())]})
+            await send_with_headers({"type": "http.response.body", "body": body})

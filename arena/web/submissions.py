@@ -108,7 +108,8 @@ def offered_toolchains(settings: Settings = Settings()) -> dict[str, str]:
     return steps.runnable_toolchains(settings.tier)
 
 
-def _check_quota(league, author: str, settings: Settings) -> None:
+def check_quota(league, author: str, settings: Settings) -> None:
+    """:class:`QuotaExceeded` if ``author`` may not submit now (pending or hourly quota)."""
     now = time.time()
     pending = store.pending_of(league, author)
     if settings.pending_per_author and pending >= settings.pending_per_author:
@@ -129,7 +130,7 @@ def receive(league, author: str, data: bytes, keep_previous: bool = False, setti
     :class:`PackageError` (a sentence) for anything wrong with the package itself,
     :class:`QuotaExceeded` for an author over a limit."""
     with _receiving:
-        _check_quota(league, author, settings)
+        check_quota(league, author, settings)
         root = packages_dir(league.path)
         root.mkdir(mode=0o700, exist_ok=True)
         os.chmod(root, 0o700)
