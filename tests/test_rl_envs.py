@@ -221,7 +221,9 @@ def test_bench_env_reports_both_rates_from_the_same_games():
     assert result.exit_code == 0, result.output
     r = json.loads(result.stdout)
     assert r["rules"] == "revised" and r["games"] == 2 and r["engine_decisions"] > 20
-    assert r["env_steps"] >= r["engine_decisions"]  # compound moves take several steps
+    assert r["actions"].startswith("sampled from the mask")
+    assert abs(r["env_steps"] - r["engine_decisions"]) < 0.2 * r["engine_decisions"]  # the same games
+    assert r["gym_steps_per_s"] > 0 and r["gym_steps_per_s_universal"] > 0 and r["env_steps_per_s_wrapped"] > 0
     assert r["ratio_min"] <= r["ratio"] <= r["ratio_max"]
     assert abs(r["ratio"] - r["env_steps_per_s"] / r["engine_decisions_per_s"]) < 0.01
     solo = CliRunner().invoke(app, ["bench", "env", "--games", "1", "--rules", "solo", "--json"])

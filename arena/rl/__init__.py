@@ -20,8 +20,12 @@ Owns:
   (shaped by score progress when asked) and the refusals of bad actions out;
 - :mod:`.policy_bot` — any ``obs, mask -> index`` function as a protocol bot
   (``python -m arena.rl.policy_bot module:function``);
+- :mod:`.research` — afterstates, expert labels (the move a built-in bot would play, as
+  indices) and :func:`evaluate` (a policy's win rate against an opponent, with its
+  interval); the environments' ``clone()``/``restore()`` serve tree search;
+- :mod:`.vector` — a Gymnasium ``VectorEnv`` of many environments in one process;
 - :mod:`.bench` — ``arena bench env``: environment steps per second against the
-  engine's own decisions per second;
+  engine's own decisions per second, actions sampled from the mask;
 - :mod:`.examples` — a linear softmax policy trained with REINFORCE in numpy, and
   MaskablePPO (sb3-contrib, the ``learn`` extra) with self-play and shaped rewards.
 
@@ -29,8 +33,16 @@ May import: ``engine``, the built-in policies through :func:`arena.plugins.polic
 :mod:`arena.sdk`, numpy; :mod:`.bench` also the engine benchmark's replay
 (:mod:`arena.bench.engine`) and ``render("ansi")`` the terminal renderer
 (:mod:`arena.replay.render`). ``gymnasium`` and ``pettingzoo`` (the ``rl`` extra:
-``pip install '.[rl]'``) are imported only by :mod:`.aec` and :mod:`.gym`, torch and
+``pip install '.[rl]'``) are imported only by :mod:`.aec`, :mod:`.gym` and :mod:`.vector`, torch and
 sb3-contrib only by :mod:`.examples.maskable_ppo`, so the action
 space, the observations and the policy bot work without them. Nothing of the host imports
 this package but ``arena.cli.rl``.
 """
+
+
+def __getattr__(name):
+    """``arena.rl.evaluate``: :func:`arena.rl.research.evaluate`, imported when first asked."""
+    if name == "evaluate":
+        from .research import evaluate
+        return evaluate
+    raise AttributeError(f"module 'arena.rl' has no attribute {name!r}")

@@ -1,18 +1,28 @@
-"""``arena bench env``: environment steps per second against the engine's decisions per second.
+"""``arena bench env``: environment steps per second, against the engine's decisions per
+second on the same games, with actions sampled from the mask as a user's loop samples them.
 
-Both figures come from one run on the same states. The engine's is timed as
-``arena bench engine`` times it (:mod:`arena.bench.engine`: recorded greedy games
-replayed, listing the legal actions and applying the recorded one, caches warmed on
-other games first). The environment replays the very same games through
-the PettingZoo AEC environment (:mod:`arena.rl.aec`): each recorded move becomes its
-index sequence (untimed), then every ``env.step(index)`` and the next
-``env.observe(agent)`` — the observation array and the legal-action mask — are timed.
-Each engine decision and each environment step is timed on its own, with the engine
-benchmark's own function. A master action or finishing touches take several steps, so the environment also makes
-more steps than the engine makes decisions; both counts are printed. The figure with the
-JSON observation in ``infos`` (``json_obs=True``) is printed beside. Engine and
-environment are timed game by game, interleaved, so that both meet the same machine
-speed; the pass with the median ratio is reported, with the range.
+The games are random: every index is drawn uniformly from the legal-action mask with the
+action space's own ``sample(mask)``, the loop of ``docs/learning.md``::
+
+    env.reset(seed=s); env.action_space(agent).seed(s)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"]))
+
+What is timed is that whole loop (reset, ``last``, the sample, ``step``) on the PettingZoo
+``raw_env`` with ``json_obs=False``: what a user measures. The engine's rate is timed as
+``arena bench engine`` times it (:mod:`arena.bench.engine`: list the legal actions, apply
+the move) on the very games the environment played (their engine moves recorded).
+
+Beside it, on the same deals, each timed as its own loop: the wrapped ``env()``, the
+JSON observation in ``infos`` (``json_obs=True``), and the Gymnasium environment against
+``random`` with the native and with the universal observation (its steps are the
+learner's; the opponent's moves are inside them, so its rate is per learner step).
+Every cache is warmed on other games first, as in a long training run. All are timed
+game by game, interleaved (each goes first in turn), so that all meet the same machine
+speed; of ``passes`` passes the one with the median ratio of ``raw_env`` to the engine
+is reported, every figure from that pass, with the range of that ratio.
+:func:`bench_vector` (``python -m arena.rl.bench vector``) compares vector environments.
 """
 
 from __future__ import annotations
@@ -22,114 +32,185 @@ import time
 from engine import RuleSpec
 
 
-def _index_sequences(spec: RuleSpec, recorded, players: int = 2) -> list[tuple[int, list[int]]]:
-    from .core import Table
+def _pz_loop(env, seed: int) -> int:
+    """One game of the documented PettingZoo loop; the steps that took an action."""
+    env.reset(seed=seed)
+    steps = 0
+    seeded = set()
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        space = env.action_space(agent)
+        if id(space) not in seeded:
+            space.seed(seed)
+            seeded.add(id(space))
+        env.step(space.sample(obs["action_mask"]))
+        steps += 1
+    return steps
 
-    table = Table(spec, players, json_obs=False)
-    out = []
-    for seed, deal, actions in recorded:
-        table.deal(seed)
-        game = table.game
-        seq: list[int] = []
-        for pos, action in enumerate(actions):
-            if len(game.history) > pos:
-                continue  # applied without asking (a move with no choice)
-            for i in table.chooser.indices_of(action):
-                seq.append(i)
-                table.play(i)
-        assert game.is_over
-        out.append((seed, seq))
-    return out
+
+def _gym_loop(env, seed: int) -> int:
+    """One episode of the documented Gymnasium loop; the learner's steps."""
+    obs, _ = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    steps = 0
+    while True:
+        obs, _, term, trunc, _ = env.step(env.action_space.sample(obs["action_mask"]))
+        steps += 1
+        if term or trunc:
+            return steps
 
 
-def _time_env(spec: RuleSpec, sequences, json_obs: bool, players: int = 2) -> tuple[int, float]:
-    """The environment's steps, each timed as the engine's decisions are: ``env.step(index)``
-    and then the observation (array and mask) of the agent to move."""
-    from .aec import ProjectLEnv
-
-    env = ProjectLEnv(rules=spec, players=players, json_obs=json_obs)
+def _timed(fn, env, seeds) -> tuple[int, float]:
     perf = time.perf_counter
     steps = 0
-    total = 0.0
-    for seed, seq in sequences:
-        env.reset(seed=seed)
-        step, observe = env.step, env.observe
-        for i in seq:
-            t0 = perf()
-            step(i)
-            observe(env.agent_selection)
-            total += perf() - t0
-        steps += len(seq)
-    return steps, total
+    t0 = perf()
+    for s in seeds:
+        steps += fn(env, s)
+    return steps, perf() - t0
 
 
 def bench_env(games: int = 40, spec: RuleSpec | None = None, passes: int = 5) -> dict:
-    """Engine decisions/s and environment steps/s on the same recorded greedy games.
-
-    A shared machine's speed drifts over seconds, so the two are timed game by game,
-    interleaved (engine first on even games, environment first on odd ones): the engine
-    on a ruleset of its own, the environment on the shared one, each with its caches
-    emptied and warmed on other games at the start of a pass. Each pass gives a ratio of
-    the environment's rate to the engine's; the pass with the median ratio is reported,
-    with the lowest and highest ratio beside it."""
-    from arena.bench.engine import _record_games, _time_replays, bench_seats
+    """Engine decisions/s and environment steps/s on the same random games (see the
+    module docstring)."""
+    from arena.bench.engine import _time_replays, bench_seats
 
     from engine import compile_rules
 
-    from .observe import observer
-    from .spaces import action_index
+    from .aec import env as wrapped_env
+    from .aec import raw_env
+    from .gym import ProjectLGym
 
     spec = spec or RuleSpec()
-    players = bench_seats(spec)  # two, or one for solo
-    env_rules = compile_rules(spec, players)  # the ruleset every environment of these rules shares
-    engine_rules = compile_rules.__wrapped__(spec, players)  # a second one, with caches of its own
-    recorded = _record_games(spec, games, players)
-    warmup = _record_games(spec, games, players, first_seed=10_000)
-    sequences = _index_sequences(spec, recorded, players)
-    warm_sequences = _index_sequences(spec, warmup, players)
+    players = bench_seats(spec)
+    engine_rules = compile_rules.__wrapped__(spec, players)  # a ruleset with caches of its own
+    seeds = list(range(games))
+    warm = list(range(10_000, 10_000 + games))
+    raw = raw_env(rules=spec, players=players, json_obs=False)
 
-    def fresh():
-        # as in `arena bench engine`: every cache emptied, then warmed on other games, so
-        # the timed games meet states the caches have not seen
-        for rules in (engine_rules, env_rules):
-            rules.clear_caches()
-        observer(env_rules).clear_caches()
-        action_index(env_rules).clear_caches()
-        _time_replays(engine_rules, warmup)
-        _time_env(spec, warm_sequences, False, players)
+    def record(seed_list):
+        out = []
+        for s in seed_list:
+            _pz_loop(raw, s)
+            out.append((s, None, [a for _, a in raw.table.game.history]))
+        return out
 
+    recorded = record(seeds)
+    warmup = record(warm)
+
+    variants = [("engine", None, None), ("raw", _pz_loop, raw),
+                ("wrapped", _pz_loop, wrapped_env(rules=spec, players=players, json_obs=False)),
+                ("json", _pz_loop, raw_env(rules=spec, players=players, json_obs=True))]
+    opponents = "random" if players > 1 else []
+    variants += [("gym", _gym_loop, ProjectLGym(opponents, rules=spec, players=players, json_obs=False)),
+                 ("universal", _gym_loop, ProjectLGym(opponents, rules=spec, players=players, json_obs=False,
+                                                      obs="universal"))]
+    # warm every cache on other games first, as a long training run has them
+    _time_replays(engine_rules, warmup)
+    for _, fn, env in variants[1:]:
+        _timed(fn, env, warm)
     runs = []
     for _ in range(passes):
-        fresh()
-        decisions = steps = 0
-        t_engine = t_env = 0.0
-        for k, (game, seq) in enumerate(zip(recorded, sequences)):
-            for part in ((0, 1) if k % 2 == 0 else (1, 0)):
-                if part == 0:
-                    d, t, _ = _time_replays(engine_rules, [game])
-                    decisions += d
-                    t_engine += t
+        count = dict.fromkeys([v[0] for v in variants], 0)
+        spent = dict.fromkeys(count, 0.0)
+        for k, (game, seed) in enumerate(zip(recorded, seeds)):
+            order = variants[k % len(variants):] + variants[:k % len(variants)]  # each goes first in turn
+            for name, fn, env in order:
+                if fn is None:
+                    n, t, _ = _time_replays(engine_rules, [game])
                 else:
-                    n, t = _time_env(spec, [seq], False, players)
-                    steps += n
-                    t_env += t
-        json_steps, t_json = _time_env(spec, sequences, True, players)
-        ratio = (steps / t_env) / (decisions / t_engine)
-        runs.append((ratio, decisions, t_engine, steps, t_env, json_steps, t_json))
-    runs.sort()
-    ratio, decisions, t_engine, steps, t_env, json_steps, t_json = runs[len(runs) // 2]
+                    n, t = _timed(fn, env, [seed])
+                count[name] += n
+                spent[name] += t
+        rates = {name: count[name] / spent[name] for name in count}
+        runs.append((rates["raw"] / rates["engine"], rates, count))
+    runs.sort(key=lambda r: r[0])
+    ratio, rates, count = runs[len(runs) // 2]
+    engine_rate = rates["engine"]
+    others = {"env_steps_per_s_wrapped": rates["wrapped"], "env_steps_per_s_json": rates["json"],
+              "gym_steps_per_s": rates["gym"], "gym_steps_per_s_universal": rates["universal"]}
     return {
         "rules": spec.label(),
         "players": players,
         "games": games,
         "passes": passes,
-        "engine_decisions": decisions,
-        "engine_decisions_per_s": round(decisions / t_engine, 1),
-        "env_steps": steps,
-        "env_steps_per_s": round(steps / t_env, 1),
-        "env_decisions_per_s": round(decisions / t_env, 1),
+        "actions": "sampled from the mask (action_space.sample(mask))",
+        "engine_decisions": count["engine"],
+        "engine_decisions_per_s": round(engine_rate, 1),
+        "env_steps": count["raw"],
+        "env_steps_per_s": round(rates["raw"], 1),
+        "env_decisions_per_s": round(count["engine"] / count["raw"] * rates["raw"], 1),
         "ratio": round(ratio, 4),
         "ratio_min": round(runs[0][0], 4),
         "ratio_max": round(runs[-1][0], 4),
-        "env_steps_per_s_json": round(json_steps / t_json, 1),
+        **{k: round(v, 1) for k, v in others.items()},
+        **{k.replace("steps_per_s", "ratio"): round(v / engine_rate, 4) for k, v in others.items()},
     }
+
+
+def bench_vector(num_envs: int = 8, steps: int = 2000, rules: str = "revised", opponents: str = "random",
+                 kinds=("arena", "gymnasium-sync", "gymnasium-async", "sb3-subproc")) -> dict:
+    """Steps per second (all environments' steps) of vector environments of ``num_envs``
+    :class:`~arena.rl.gym.ProjectLGym` against ``opponents``, ``steps`` vector steps each,
+    actions drawn uniformly from each mask: :class:`arena.rl.vector.ProjectLVectorEnv`,
+    Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv``, and Stable-Baselines3's
+    ``SubprocVecEnv`` when it can be imported (the ``learn`` extra)."""
+    import numpy as np
+
+    from .gym import ProjectLGym
+    from .vector import ProjectLVectorEnv
+
+    def make(i):
+        return lambda: ProjectLGym(opponents, rules=rules, json_obs=False)
+
+    def sample(masks, rng):
+        return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+    out = {"num_envs": num_envs, "steps": steps, "rules": rules, "opponents": opponents}
+    for kind in kinds:
+        rng = np.random.default_rng(0)
+        if kind == "sb3-subproc":
+            try:
+                from stable_baselines3.common.vec_env import SubprocVecEnv
+            except ImportError:
+                out[kind] = None
+                continue
+            venv = SubprocVecEnv([make(i) for i in range(num_envs)])
+            venv.seed(0)
+            venv.reset()
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                masks = np.stack(venv.env_method("action_masks"))
+                venv.step(sample(masks, rng))
+            out[kind] = round(steps * num_envs / (time.perf_counter() - t0), 1)
+            venv.close()
+            continue
+        import gymnasium as gym
+        if kind == "arena":
+            venv = ProjectLVectorEnv(num_envs, opponents=opponents, rules=rules)
+        elif kind == "gymnasium-sync":
+            venv = gym.vector.SyncVectorEnv([make(i) for i in range(num_envs)],
+                                            autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
+        else:
+            venv = gym.vector.AsyncVectorEnv([make(i) for i in range(num_envs)],
+                                             autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
+        obs, _ = venv.reset(seed=0)
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            obs, *_ = venv.step(sample(obs["action_mask"], rng))
+        out[kind] = round(steps * num_envs / (time.perf_counter() - t0), 1)
+        venv.close()
+    return out
+
+
+if __name__ == "__main__":  # python -m arena.rl.bench vector [num_envs] [steps]
+    import json
+    import sys
+
+    args = sys.argv[1:]
+    if not args or args[0] != "vector":
+        print("usage: python -m arena.rl.bench vector [num_envs] [steps]", file=sys.stderr)
+        raise SystemExit(2)
+    print(json.dumps(bench_vector(*(int(a) for a in args[1:3]))))

@@ -107,6 +107,21 @@ class Table:
         self.chooser = Chooser(self.game, self.space)
         self.settle()
 
+    def snapshot(self) -> tuple:
+        """The state of the game and of the sequence under way, as a value :meth:`restore`
+        takes (any number of times): for tree search and afterstates."""
+        return (self.game.clone(), self.chooser.clone(None)) if self.game is not None else (None, None)
+
+    def restore(self, snap: tuple) -> None:
+        """Go back to a :meth:`snapshot` (the observation arrays are rebuilt from it)."""
+        game, chooser = snap
+        if game is None:
+            self.game = self.chooser = None
+        else:
+            self.game = game.clone()
+            self.chooser = chooser.clone(self.game)
+        self.memo = {}
+
     def settle(self) -> None:
         """Apply the moves that need no choice (see :meth:`Chooser.forced`)."""
         game, chooser = self.game, self.chooser

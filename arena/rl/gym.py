@@ -66,7 +66,7 @@ import random
 import gymnasium as gym
 import numpy as np
 
-from .aec import observation_space, render_text
+from .aec import MaskedDiscrete, observation_space, render_text
 from .core import EpisodeOver, Table
 from .selfplay import Opponents
 from .spaces import IllegalIndex
@@ -92,7 +92,7 @@ class ProjectLGym(gym.Env):
         self.seat_option = seat
         self.seat = 0 if seat == "rotate" else seat
         self.observation_space = observation_space(self.table)
-        self.action_space = gym.spaces.Discrete(self.table.action_size)
+        self.action_space = MaskedDiscrete(self.table.action_size)
         self.illegal_reward = float(illegal_reward)
         self.illegal = illegal
         self.max_steps = None if max_steps is None else int(max_steps)
@@ -159,6 +159,32 @@ class ProjectLGym(gym.Env):
             info["truncated"] = f"step limit {limit}: the game was not over, so there is no outcome"
             info["scores"] = game.scores()
         return table.observe(self.seat), reward, game.is_over, truncated, info
+
+    def clone(self) -> dict:
+        """The environment's whole state (game, sequence under way, seat, opponents and
+        their random stream, step count, shaping) as a value :meth:`restore` takes any
+        number of times: search a tree of steps (opponents' replies included) and come
+        back. The opponents themselves are shared, not copied."""
+        import copy
+        return {"table": self.table.snapshot(), "seat": self.seat, "opponents": dict(self.opponents),
+                "names": dict(self.opponent_names), "opp_rng": self._opp_rng.getstate(), "phi": self._phi,
+                "steps": self.steps, "done": self._done,
+                "np_random": copy.deepcopy(self.np_random.bit_generator.state)}
+
+    def restore(self, state: dict) -> None:
+        """Go back to a state :meth:`clone` returned."""
+        import copy
+        self.table.restore(state["table"])
+        self.seat = state["seat"]
+        self.opponents = dict(state["opponents"])
+        self.opponent_names = dict(state["names"])
+        self._opp_rng.setstate(state["opp_rng"])
+        self._phi, self.steps, self._done = state["phi"], state["steps"], state["done"]
+        self.np_random.bit_generator.state = copy.deepcopy(state["np_random"])
+
+    def observe(self) -> dict:
+        """The learner's observation now (what the last ``reset`` or ``step`` returned)."""
+        return self.table.observe(self.seat)
 
     def _opponents_move(self) -> None:
         game = self.table.game

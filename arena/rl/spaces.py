@@ -367,6 +367,21 @@ class Chooser:
         self._mask: bytearray | None = None
         self._only_done = False
 
+    def clone(self, game) -> "Chooser":
+        """A copy of this chooser, sequence under way included, that follows ``game`` (a
+        clone of this chooser's game, in the same state)."""
+        other = object.__new__(Chooser)
+        other.__dict__.update(self.__dict__)
+        other.game = game
+        other.chosen = list(self.chosen)
+        other.used = list(self.used)
+        other.taken = list(self.taken)
+        other.steps = list(self.steps)
+        other.positions = set(self.positions)
+        other.pending_cells = dict(self.pending_cells)
+        other._mask = None if self._mask is None else bytearray(self._mask)
+        return other
+
     # ------------------------------------------------------------------ masks
     def _state(self) -> bytearray:
         if self._mask is None:
