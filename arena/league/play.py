@@ -1,8 +1,12 @@
 """``arena league play``: plan seat-rotated groups lazily, play them on the runner's pool, store each game.
 
-Groups are planned one at a time as the pool asks for work, from the games stored so far
-plus those in flight, so the matchmaking always sees the latest counts; ratings for the
-matchmaking are refitted whenever 5% more games are stored. A group whose entries are all
+Groups are planned one at a time as the pool asks for work: the counts of games and
+meetings include the groups in flight, and the ratings the matchmaking uses are those of
+every group at least :data:`LOOKAHEAD_GROUPS` groups back (refitted whenever that basis
+grew by 5%). Group *g* waits (:data:`~arena.tournament.schedule.WAIT`) until every group
+before *g* - ``LOOKAHEAD_GROUPS`` is played, so its table is a function of stored results
+alone, never of which games happened to finish first: a league plays the same games on
+one core, on many, and on a Dask cluster. A group whose entries are all
 built-in bots is played in-process (no bot processes, as the tournament runner's
 ``inprocess`` executor does); any other group goes through the referee with bot processes.
 """
@@ -17,10 +21,15 @@ from typing import Callable
 
 from ..tournament.executors import LocalExecutor
 from ..tournament.runner import Interrupted
-from ..tournament.schedule import GameTask, group_seed, rotate
+from ..tournament.schedule import WAIT, GameTask, group_seed, rotate
 from .matchmaking import game_counts, meetings_of, pick_table, uncertainty
 from .store import League, LeagueError
 from .table import ratings
+
+
+#: how many groups may be planned past the last one whose results the matchmaking has (the
+#: games a run may have in flight at once: ``LOOKAHEAD_GROUPS`` x seats)
+LOOKAHEAD_GROUPS = 32
 
 
 def builtin_policies() -> set[str]:
@@ -104,10 +113,14 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     modes: dict[int, str] = {}
     echo = echo or (lambda text: None)
 
-    def refit() -> None:
-        n = len(state["stored"])
+    # games of this run not yet back, per group: a group's results count for the
+    # matchmaking once none are (a game that could not be played counts as back)
+    out: dict[int, int] = {g: len(t[2]) for g, t in unfinished.items()}
+
+    def refit(basis: list[dict]) -> None:
+        n = len(basis)
         if n and (state["fitted_at"] < 0 or n >= state["fitted_at"] * 1.05 + 1):
-            fit = ratings(league, state["stored"], bootstrap=0)
+            fit = ratings(league, basis, bootstrap=0)
             state["elo"] = dict(fit.elo) if fit else {}
             state["fitted_at"] = n
 
@@ -118,9 +131,16 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                 yield GameTask(f"{league.path.name}:{group}:{rotation}:{gseed}", group, rotation, gseed,
                                rotate(table, rotation))
         for group in range(first, first + groups):
-            refit()
+            known = group - LOOKAHEAD_GROUPS  # the groups before this one decide its table
+            while any(left and g < known for g, left in out.items()):
+                yield WAIT
+            # in a fixed order: the fit must not depend on which game came back first
+            basis = sorted((x for x in state["stored"] if x["group"] < known),
+                           key=lambda x: (x["group"], [str(s["bot"]) for s in x["seats"]]))
+            refit(basis)
+            out[group] = seats
             gseed = group_seed(seed, group)
-            doubt = uncertainty(state["stored"], state["elo"], active) if priority == "uncertain" else None
+            doubt = uncertainty(basis, state["elo"], active) if priority == "uncertain" else None
             table = pick_table(active, counts, state["elo"], met, seats, random.Random(gseed), doubt)
             inproc = play != "bots" and all(entries[n].bot in builtin for n in table)
             modes[group] = "inprocess" if inproc else "bots"
@@ -155,6 +175,8 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     t0 = time.perf_counter()
     try:
         for task, reply in executor.run(tasks(), payload, lambda: False, on_death):
+            if task.group in out:
+                out[task.group] -= 1
             if isinstance(reply, Exception):
                 summary["failed"].append(f"{task.key}: {reply}")
                 echo(f"arena: game {task.key} was not played ({reply})")
