@@ -4,6 +4,7 @@ the equivalent tournament file, and bad options as sentences."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import sys
 
 import pytest
@@ -69,7 +70,8 @@ def test_write_yaml_gives_the_equivalent_tournament_file(tmp_path):
     assert doc["format"] == {"type": "sprt", "elo0": 0, "elo1": 10, "beta": 0.1} and doc["games"] == 30
     cfg = load_config(path)
     assert [b.name for b in cfg.bots] == ["greedy", "misbehave"] and cfg.format == "sprt"
-    assert cfg.format_options["candidate"] == "greedy" and cfg.bots[1].cmd[1] == "tests/bots/misbehave.py"
+    # the command is anchored where it was typed, so the file means the same from any folder
+    assert cfg.format_options["candidate"] == "greedy" and cfg.bots[1].cmd[1] == str(Path("tests/bots/misbehave.py").resolve())
     assert cfg.rules.to_json() == {"variants": ["revised"], "params": {"actions_per_turn": 4}}
     assert cfg.time_control["move_ms"] == 200 and cfg.time_control["game_ms"] == 5000
     assert cfg.sandbox == "none" and cfg.format_options["beta"] == 0.1
