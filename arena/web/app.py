@@ -146,7 +146,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         with views.opened(path) as league:
             tab = views.leaderboard(league)
             recent = views.recent_games(league, limit=10)
-            subs = store.submissions(league)[:10]
+            subs = store.submissions(league, store.PUBLIC)[:10]
         return html(pages.leaderboard_page(public(tab), recent, public(subs), play_status(),
                                            len(live_games())))
 

@@ -108,7 +108,7 @@ def head_to_head(league, base: str) -> list[dict]:
 
 def author(league, name: str) -> dict | None:
     """An author's bots (with each version's row in the table) and submissions; None if unknown."""
-    subs = store.submissions(league, "author = ?", (name,))
+    subs = store.submissions(league, f"author = ? AND {store.PUBLIC}", (name,))
     known = name in store.authors(league)
     if not subs and not known:
         return None

@@ -40,6 +40,9 @@ CREATE INDEX IF NOT EXISTS web_submissions_author ON web_submissions (author, su
 #: A failed submission reserves nothing: only a submission in progress or accepted holds its entry.
 LIVE_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS web_submissions_live ON web_submissions (entry) "
               "WHERE status IN ('queued', 'building', 'checking', 'accepted')")
+#: The submissions public pages list: finished ones (the name of a submission in progress is not
+#: published, so no one can take it from its author by seeing it queued).
+PUBLIC = "status NOT IN ('queued', 'building', 'checking')"
 #: Statuses of a submission; the first three are in progress and are resumed after a restart.
 PENDING = ("queued", "building", "checking")
 DONE = ("accepted", "build failed", "check failed", "rejected")
@@ -193,12 +196,32 @@ def by_entry(league: League, entry: str) -> dict | None:
     return found[0] if found else None
 
 
+#: Characters that pass for others in a bot's name (after NFKC and case folding).
+_LOOKALIKES = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l", "3": "e", "4": "a", "5": "s", "7": "t",
+                             "8": "b", "6": "b", "9": "g", "2": "z", "-": None, "_": None, ".": None, "+": None})
+
+
+def fold(name: str) -> str:
+    """The form two names share when a reader could take one for the other: Unicode NFKC,
+    case folded, ``-``, ``_``, ``.`` and ``+`` dropped, digits and letters that look alike
+    made one (``PY-EXAMPLE``, ``py_example`` and ``pyexample`` fold alike, as do ``gr33dy``
+    and ``greedy``)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
+
+
 def owner_of(league: League, name: str) -> str | None:
-    """The author of the first *accepted* version of the bot ``name`` (a failed or pending
-    submission reserves nothing)."""
-    row = league.conn.execute("SELECT author FROM web_submissions WHERE name = ? AND status = 'accepted' "
-                              "ORDER BY finished, id LIMIT 1", (name,)).fetchone()
-    return row[0] if row else None
+    """The author holding the bot name ``name`` or one that looks like it (:func:`fold`):
+    the author of the first submission of it, in order of arrival, that is still in progress
+    or was accepted (a failed submission reserves nothing)."""
+    key = fold(name)
+    for author, other in league.conn.execute(
+            "SELECT author, name FROM web_submissions WHERE status IN ('queued', 'building', 'checking', "
+            "'accepted') ORDER BY id"):
+        if fold(other) == key:
+            return author
+    return None
 
 
 def house_names(league: League) -> set[str]:
@@ -210,10 +233,14 @@ def house_names(league: League) -> set[str]:
 
 
 def name_refusal(league: League, name: str, author: str) -> str | None:
-    """Why ``author`` may not submit a bot called ``name``, or None if they may (a house
-    bot's name is reserved whatever its case)."""
-    if name.lower() in {n.lower() for n in house_names(league)}:
-        return f"the bot name {name!r} is a house bot of this league; choose another name"
+    """Why ``author`` may not submit a bot called ``name``, or None if they may: a house
+    bot's name, or another author's, or one a reader could take for either (:func:`fold`)."""
+    key = fold(name)
+    house = next((n for n in sorted(house_names(league)) if fold(n) == key), None)
+    if house is not None:
+        same = house.lower() == name.lower()
+        return (f"the bot name {name!r} is " + ("" if same else f"too like {house!r}, ") +
+                "a house bot of this league; choose another name")
     owner = owner_of(league, name)
     if owner is not None and owner != author:
         return f"the bot name {name!r} belongs to {owner}; choose another name"

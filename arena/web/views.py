@@ -199,13 +199,14 @@ def bot_exists(league, base: str) -> bool:
     """Whether there is a bot ``base``: an entry of that name (any version) or a submission of it."""
     if any(base_name(e.name) == base for e in league.entries()):
         return True
-    return league.conn.execute("SELECT 1 FROM web_submissions WHERE name = ? LIMIT 1", (base,)).fetchone() is not None
+    return league.conn.execute(f"SELECT 1 FROM web_submissions WHERE name = ? AND {store.PUBLIC} LIMIT 1",
+                               (base,)).fetchone() is not None
 
 
 def bot(league, base: str) -> dict | None:
     """Everything the page of bot ``base`` shows; None if there is no such bot."""
     entries = [e for e in league.entries() if base_name(e.name) == base]
-    subs = store.submissions(league, "name = ?", (base,))
+    subs = store.submissions(league, f"name = ? AND {store.PUBLIC}", (base,))
     if not entries and not subs:
         return None
     tab = {r["name"]: r for r in leaderboard(league)["table"]}
