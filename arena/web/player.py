@@ -249,6 +249,9 @@ class Player:
                     self.stopping.wait(self.idle_s)
                     continue
                 self.status = "playing" + (f" ({pace:g} games a minute)" if pace else "")
+                from .submissions import private_paths
+
+                self.private = private_paths(self.league_path)  # what the folder holds now
                 executor = _RecordingExecutor(self.league_path, self.concurrency, self.stopping, self.private,
                                               self._in_flight, cluster)
                 groups = 1 if pace else self.groups_per_round

@@ -73,9 +73,21 @@ def packages_dir(league_path: Path) -> Path:
 
 def private_paths(league_path: Path) -> list[str]:
     """What no bot and no build may see: the league file (tokens, logs, every author's
-    data) with its log and lock files, the folder of packages, the replays."""
+    data) with its log and lock files, the folder of packages, the replays, and everything
+    else in the league's folder (an operator's backups, the server's log), whatever folder
+    it lies in. The folder is named whole, and each thing in it too (the sandbox shows a
+    bot its own package, inside the folder of packages, so it covers the rest piece by
+    piece: every other entry of the league's folder and every other package)."""
     base = str(league_path)
-    return [base, base + "-wal", base + "-shm", base + ".lock", str(packages_dir(league_path)), base + ".replays"]
+    out = [base, base + "-wal", base + "-shm", base + ".lock", str(packages_dir(league_path)), base + ".replays"]
+    folder = Path(league_path).resolve().parent
+    out.append(str(folder))
+    for root in (folder, packages_dir(Path(league_path).resolve())):
+        try:
+            out += [str(root / name) for name in sorted(os.listdir(root))]
+        except OSError:
+            pass
+    return list(dict.fromkeys(out))
 
 
 def protect(league_path: Path) -> list[str]:
