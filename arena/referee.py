@@ -31,6 +31,8 @@ and on Dask workers). The request, with its defaults::
                                                # disk: the answer carries them (see below)
      "fresh_process": bool,                    # False: with a pool, reuse live bot processes
      "max_games_per_process": int,             # 100: games a pooled process plays at most
+     "protocol_log": {"path": str, "game": str} or None,  # None: every line to and from the bots,
+                                               # timed, appended to path under the name game
      "sandbox_options": {"memory_mb": 1024, "pids": 128, "cpu_s": 900, "nofile": 256,
                          "fsize_mb": 64, "rss_poll_ms": 100, "cpus": 1.0, "log_kb": 1024,
                          "log_total_mb": 256, "cgroups": True}}
@@ -87,7 +89,7 @@ from .errors import UsageError
 from .process.protocol import EncodedJSON, hello_message, request_message
 from .process.sandbox import Limits, Sandbox
 from .process.timecontrol import Clock, TimeControl
-from .process.transport import BotFault, MemoryLog
+from .process.transport import BotFault, MemoryLog, ProtocolLog
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +205,7 @@ def normalize(request: dict) -> dict:
         "fresh_process": bool(request.get("fresh_process", False)),
         "max_games_per_process": request.get("max_games_per_process") or DEFAULT_MAX_GAMES,
         "files_in_record": bool(request.get("files_in_record", False)),
+        "protocol_log": request.get("protocol_log") or None,
     }
     if out["replay_path"] and not out["files_in_record"] and not Path(out["replay_path"]).resolve().parent.is_dir():
         raise BadRequest(f"cannot write the replay to {out['replay_path']}: its directory does not exist")
@@ -340,6 +343,17 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
                      req["sandbox"]["tier"], req["sandbox_options"], req["log_dir"])
             for i, s in enumerate(req["seats"])] if pool is not None else []
 
+    plog = traced = None
+    if req["protocol_log"]:
+        plog, traced = ProtocolLog(req["protocol_log"]["path"], req["protocol_log"]["game"]), []
+
+    def trace(i: int) -> None:
+        """Log every line of seat ``i``'s process (``protocol_log``); nothing is set without one."""
+        if plog is not None:
+            transport = seats[i].bot.transport
+            transport.trace = plog.tracer(i, seats[i].name)
+            traced.append(transport)
+
     def fresh(i: int) -> None:
         """Start a new process for seat ``i`` (pooled, when there is a pool)."""
         seat = seats[i]
@@ -349,6 +363,7 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log, stderr_cap=cap)
         seat.discarded = seat.bot.protocol.discarded
         seat.reused = False
+        trace(i)
         if pool is not None:
             pool.started()
             seat.entry = PooledBot(keys[i], seat.bot, launch, seat.log)
@@ -363,6 +378,7 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         entry.bot.label = f"seat{i}:{seat.name}"
         entry.bot.protocol.label = entry.bot.label
         entry.bot.protocol.discarded = seat.discarded = []
+        trace(i)
 
     match = _Match(game, seats, req, tc)
     match.fresh = fresh
@@ -380,6 +396,10 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         finished = True
     finally:
         kept = match.close_all(pool if finished else None, limits.cpu_s if req["sandbox"]["tier"] != "none" else None)
+        if plog is not None:
+            for transport in traced:  # a pooled process plays its next game unlogged unless asked
+                transport.trace = None
+            plog.close()
         for launch in sandbox.launches:
             if not any(launch is k for k in kept):
                 launch.cleanup()
@@ -420,8 +440,30 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
             answer["replay_text"] = replay_text
         for seat, out in zip(seats, answer["seats"]):
             if isinstance(seat.log, MemoryLog):
-                out["stderr_text"] = seat.log.text()
+                # the log itself: what a bot writes after game_over still lands in it (until the
+                # process's next game), and the worker takes its text when it sends the record
+                out["stderr_text"] = seat.log
     return answer
+
+
+def settle_logs(answers: list[dict], quiet_s: float = 0.02, most_s: float = 0.2) -> None:
+    """Turn the in-memory logs of ``answers`` (``files_in_record`` games) into their text,
+    once their bots have written nothing for ``quiet_s`` (at most ``most_s``): the lines a
+    bot writes after ``game_over`` are kept, as a log file keeps them."""
+    logs = [(out, out["stderr_text"]) for a in answers for out in a.get("seats") or ()
+            if isinstance(out, dict) and isinstance(out.get("stderr_text"), MemoryLog)]
+    if not logs:
+        return
+    deadline = time.monotonic() + most_s
+    sizes = [len(log.data) for _, log in logs]
+    while time.monotonic() < deadline:
+        time.sleep(quiet_s)
+        now = [len(log.data) for _, log in logs]
+        if now == sizes:
+            break
+        sizes = now
+    for out, log in logs:
+        out["stderr_text"] = log.text()
 
 
 class _Match:

@@ -458,6 +458,13 @@ def match_cmd(
                                   help="With --knockout: the seat-swapped pairs of games of a tie."),
     anchor: Optional[str] = typer.Option(None, "--anchor", metavar="BOT",
                                          help="The bot rated 0 (default: the second bot typed, the baseline)."),
+    games_out: Optional[Path] = typer.Option(None, "--games-out", metavar="FILE",
+                                             help="Append every game played to FILE, one JSON line each: its "
+                                                  "replay (moves included; `arena replay FILE` shows the first) "
+                                                  "with its result under \"game\" (cutechess-cli's -pgnout)."),
+    log_protocol: Optional[Path] = typer.Option(None, "--log-protocol", metavar="FILE",
+                                                help="Append every line sent to and read from the bot processes "
+                                                     "to FILE, with its time, game and seat (not with --inprocess)."),
     report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
                                      help="Print the results block every N games."),
     live: bool = typer.Option(True, "--live/--quiet", help="Print a line per finished game and the results block."),
@@ -500,10 +507,35 @@ def match_cmd(
         write_yaml.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {write_yaml}")
         return
+    files = output_files(cfg, games_out, log_protocol)
     precheck(cfg, allow_changes)
     check_bots(cfg, check)
     run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json,
-              allow_changes=allow_changes)
+              allow_changes=allow_changes, **files)
+
+
+def output_files(cfg, games_out: Optional[Path], log_protocol: Optional[Path]) -> dict:
+    """``--games-out`` and ``--log-protocol`` checked before anything is played: absolute
+    paths (workers write the log), a replay per game for the first, bot processes for the
+    second, and both files writable (created, appended to when they exist)."""
+    out: dict = {}
+    if games_out is not None:
+        if not cfg.replays:
+            raise UsageError("--games-out writes each game's replay: drop --no-replays (or replays: false)")
+        out["games_out"] = games_out
+    if log_protocol is not None:
+        if cfg.play == "inprocess":
+            raise UsageError("--log-protocol logs the lines of bot processes; in-process play has none")
+        out["protocol_log"] = log_protocol
+    for option, key in (("--games-out", "games_out"), ("--log-protocol", "protocol_log")):
+        if key in out:
+            path = out[key] = Path(out[key]).expanduser().resolve()
+            try:
+                with open(path, "a", encoding="utf-8"):
+                    pass
+            except OSError as exc:
+                raise UsageError(f"{option} {path}: cannot write it ({exc.strerror})") from None
+    return out
 
 
 def check_bots(cfg, check: Optional[bool]) -> None:
@@ -555,7 +587,8 @@ def line_buffered() -> None:
 
 
 def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = False, as_json: bool = False,
-              allow_changes: bool = False) -> dict:
+              allow_changes: bool = False, games_out: Optional[Path] = None,
+              protocol_log: Optional[Path] = None) -> dict:
     """Run the match ``cfg`` through the tournament runner, printing live results; returns the summary."""
     from tqdm import tqdm
 
@@ -591,7 +624,8 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
                     say(line)
 
     try:
-        summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes)
+        summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes,
+                                 games_out=games_out, protocol_log=protocol_log)
     except Interrupted as exc:
         # as cutechess-cli and fastchess do: the results so far, then the exit code (130, 143)
         if as_json:

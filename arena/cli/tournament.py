@@ -83,6 +83,12 @@ def run_cmd(
     allow_changes: bool = typer.Option(False, "--allow-changes",
                                        help="Continue a stored run although the time control, sandbox, fault "
                                             "policy or bot options changed (the change is recorded)."),
+    games_out: Optional[Path] = typer.Option(None, "--games-out", metavar="FILE",
+                                             help="Append every game played to FILE, one JSON line each: its "
+                                                  "replay with its result (as `arena match --games-out`)."),
+    log_protocol: Optional[Path] = typer.Option(None, "--log-protocol", metavar="FILE",
+                                                help="Append every line to and from the bot processes to FILE, "
+                                                     "timed (as `arena match --log-protocol`)."),
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed).
 
@@ -95,8 +101,9 @@ def run_cmd(
                                            play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
-    from .match import check_bots, line_buffered, precheck
+    from .match import check_bots, line_buffered, output_files, precheck
 
+    files = output_files(cfg, games_out, log_protocol)
     precheck(cfg, allow_changes)
     if cfg.format == "sprt" and not as_json:
         o = cfg.format_options
@@ -104,7 +111,7 @@ def run_cmd(
     check_bots(cfg, check)
     line_buffered()
     try:
-        summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes)
+        summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes, **files)
     except Interrupted as exc:  # Ctrl-C (exit 130) or SIGTERM (143): the standings so far first
         if as_json:
             emit_json({"interrupted": True, "summary": exc.summary, **stored_report(cfg)})

@@ -137,8 +137,46 @@ class MemoryLog:
         return self.data.decode("utf-8", "replace")
 
 
+class ProtocolLog:
+    """Every line to and from the bots of one game, appended to one file with its time
+    (``arena match --log-protocol FILE``), one ``os.write`` per line on a file opened with
+    ``O_APPEND``, so the games of several workers interleave whole lines::
+
+        2026-11-27T11:02:03.123456Z match:0:0:1234 seat0 greedy > {"type": "hello", ...}
+        2026-11-27T11:02:03.200781Z match:0:0:1234 seat0 greedy < {"type": "ready", ...}
+
+    ``>`` is a line the arena sent, ``<`` one the bot wrote."""
+
+    def __init__(self, path: str, game: str):
+        self.game = game
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+    def tracer(self, seat: int, name: str):
+        """The :attr:`LineTransport.trace` of one seat."""
+        prefix = f"{self.game} seat{seat} {name} "
+
+        def trace(direction: str, data: bytes) -> None:
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z"
+            text = printable(data.rstrip(b"\n").decode("utf-8", "replace"))
+            try:
+                os.write(self.fd, f"{stamp} {prefix}{direction} {text}\n".encode("utf-8"))
+            except OSError:
+                pass  # a full disk loses log lines, never the game
+
+        return trace
+
+    def close(self) -> None:
+        """Close the file."""
+        os.close(self.fd)
+
+
 class LineTransport:
     """A bot process and its pipes. Use :meth:`start`, :meth:`send`, :meth:`read_line`, :meth:`close`."""
+
+    #: ``trace(direction, line)`` sees every line sent (``">"``) and read (``"<"``): a
+    #: :class:`ProtocolLog`'s tracer, set per game; None (the default) costs one test a line
+    trace = None
 
     def __init__(self, argv: list[str], *, cwd: str | None = None, env: dict | None = None,
                  preexec_fn=None, stderr_path: str | Path | None = None, stderr_cap: int = STDERR_CAP,
@@ -278,6 +316,8 @@ class LineTransport:
             raise TransportStateError("a request is already in flight")
         if self.state is not State.IDLE:
             raise BotCrashed(f"the bot process is {self.state.value}")
+        if self.trace is not None:
+            self.trace(">", data)
         view = memoryview(data)
         fd = self._in_fd
         perf = time.perf_counter
@@ -314,6 +354,8 @@ class LineTransport:
                 del buf[: i + 1]
                 if i > self.max_line:
                     raise BotOutputLimit(f"wrote a line of {i} bytes (limit {self.max_line})")
+                if self.trace is not None:
+                    self.trace("<", line)
                 return line, perf()
             if len(buf) > self.max_line:
                 raise BotOutputLimit(f"wrote more than {self.max_line} bytes without a newline")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from engine import observation
 from engine.errors import ReplayMismatch
-from engine.replay import load_replay, state_digest, steps
+from engine.replay import state_digest, steps
 
 from ..errors import ArenaError, UsageError
 from .render import PIECE_COLOURS, bot_label, describe
@@ -167,10 +167,13 @@ def render_html(record: dict) -> str:
             f"<script>{SCRIPT_TEXT}</script>\n</body></html>\n")
 
 
-def write_html(replay_path, out_path) -> Path:
-    """Read the replay file ``replay_path`` and write its viewer to ``out_path``."""
+def write_html(replay_path, out_path, game_number: int | None = None) -> Path:
+    """Read the replay file ``replay_path`` (or game ``game_number``, default the first, of a
+    JSON-lines file of games) and write its viewer to ``out_path``."""
+    from .lines import load_game
+
     try:
-        record = load_replay(replay_path)
+        record, _ = load_game(replay_path, game_number)
     except ReplayMismatch as exc:
         raise ViewerError(str(exc)) from None
     try:

@@ -11,9 +11,10 @@ from pathlib import Path
 import typer
 
 from engine.errors import ReplayMismatch
-from engine.replay import load_replay, resimulate, steps
+from engine.replay import resimulate, steps
 
 from ..errors import ArenaError
+from .lines import load_game
 from .render import describe, render_player, render_rows, use_color
 
 
@@ -31,10 +32,13 @@ def played_steps(record: dict):
         current = game.round
 
 
-def show_replay(path: Path, quiet: bool = False, color: bool | None = None) -> None:
-    """Print the game in ``path`` and check it reproduces; raises :class:`ReplayFailed`."""
+def show_replay(path: Path, quiet: bool = False, color: bool | None = None, game_number: int | None = None) -> None:
+    """Print the game in ``path`` -- a replay file, or game ``game_number`` (default the first)
+    of a JSON-lines file of games (``--games-out``) -- and check it reproduces; raises
+    :class:`ReplayFailed`."""
+    label = str(path)
     try:
-        record = load_replay(path)
+        record, label = load_game(path, game_number)
         if quiet:
             game = resimulate(record)
         else:
@@ -51,7 +55,7 @@ def show_replay(path: Path, quiet: bool = False, color: bool | None = None) -> N
             for line in render_rows(game):
                 typer.echo(line)
     except ReplayMismatch as exc:
-        raise ReplayFailed(f"{path}: the replay does not reproduce: {exc}") from None
+        raise ReplayFailed(f"{label}: the replay does not reproduce: {exc}") from None
     res = game.result()
-    typer.echo(f"{path}: reproduces; scores {res['scores']}, ranking {res['ranking']}, "
+    typer.echo(f"{label}: reproduces; scores {res['scores']}, ranking {res['ranking']}, "
                f"{res['rounds']} rounds{' (adjudicated)' if res['adjudicated'] else ''}")

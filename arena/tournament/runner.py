@@ -208,7 +208,8 @@ class _Live:
 
 def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, executor=None,
                    progress: bool = True, echo: Callable[[str], None] | None = None,
-                   on_game: Callable[[GameTask, dict], None] | None = None, allow_changes: bool = False) -> dict:
+                   on_game: Callable[[GameTask, dict], None] | None = None, allow_changes: bool = False,
+                   games_out: Path | None = None, protocol_log: Path | None = None) -> dict:
     """Play (or continue) the tournament ``cfg``; returns a summary of this run.
 
     ``game_fn`` replaces the game function (default: :func:`arena.referee.play_game`, or
@@ -217,6 +218,9 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     is called after each game is stored (``arena match`` prints live results with it).
     A stored run is continued only with the same schedule (it may grow: more ``games`` or
     ``rounds``) and the same play settings, unless ``allow_changes`` (see :func:`check_resume`).
+    ``games_out`` gets a line per game played, its replay with its result (:func:`game_line`);
+    ``protocol_log`` every line to and from the bots, timed (see
+    :class:`arena.process.transport.ProtocolLog`).
     """
     from tqdm import tqdm
 
@@ -257,7 +261,10 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
 
     def payload(task: GameTask) -> dict:
-        return {"key": task.key, "request": build_request(cfg, task, output), "play": cfg.play, "game_fn": game_fn}
+        request = build_request(cfg, task, output)
+        if protocol_log is not None:
+            request["protocol_log"] = {"path": str(protocol_log), "game": task.key}
+        return {"key": task.key, "request": request, "play": cfg.play, "game_fn": game_fn}
 
     def on_death(keys: list[str], detail: str) -> None:
         summary["worker_deaths"] += 1
@@ -309,6 +316,9 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             summary["game_wall_s"] += reply.get("wall_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
             _append_line(output / "games.jsonl", task, outcome)
+            if games_out is not None:
+                with open(games_out, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(game_line(task, outcome), separators=(",", ":")) + "\n")
             _remember_ready(store, task, outcome, ready_seen)
             if on_game is not None:
                 on_game(task, outcome)
@@ -321,6 +331,10 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                 state["stop"] = True
                 store.set_meta("sprt_decision", json.dumps(status))
                 echo(f"arena: sprt decided: {describe(status)}")
+    except ArenaError as exc:
+        if getattr(exc, "event", None):  # what stopped the run (the cluster's scheduler was lost)
+            store.add_event(exc.event, str(exc))
+        raise
     except KeyboardInterrupt as exc:
         how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
         err = Interrupted(f"{how}: {store.count()} of {scheduled} games are stored in {output}; "
@@ -441,6 +455,27 @@ def _append_line(path: Path, task: GameTask, outcome: dict) -> None:
             "duration_s": outcome.get("duration_s"), "replay": outcome.get("replay_path")}
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(line, sort_keys=True) + "\n")
+
+
+def game_line(task: GameTask, outcome: dict) -> dict:
+    """A line of ``--games-out`` (cutechess-cli's ``-pgnout``): the game's replay -- so
+    ``arena replay`` reads it -- with ``game``: its key, group, rotation, bots, ranking,
+    scores, how it ended and its faults. A replay that cannot be read leaves ``actions``
+    out and says why in ``replay_error``."""
+    res = outcome["result"]
+    game = {"key": task.key, "group": task.group, "rotation": task.rotation, "bots": list(task.bots),
+            "ranking": res.get("ranking"), "scores": res.get("scores"), "faults": game_faults(task.bots, outcome),
+            **end_of(task.bots, outcome)}
+    path = outcome.get("replay_path")
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8")) if path else None
+    except (OSError, ValueError) as exc:
+        record, error = None, f"cannot read the replay {path}: {exc}"
+    else:
+        error = outcome.get("replay_error") or (None if record else "no replay was written")
+    if not isinstance(record, dict):
+        return {"game": game, "replay_error": error}
+    return {**record, "game": game}
 
 
 class _LogFile(logging.FileHandler):
