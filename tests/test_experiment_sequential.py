@@ -119,7 +119,7 @@ def test_a_large_effect_stops_early_and_a_null_one_plays_to_its_cap(tmp_path):
     write_report(cfg, run, charts=False)
     report = (tmp_path / "out" / "report.md").read_text()
     assert "## Sequential stopping" in report and "| `4-actions` |" in report
-    assert "games were played of the 288 a fixed design would have played" in report
+    assert "games were played of the 288 a fixed design would have played" in report and "fixed-sample" in report
 
 
 @pytest.fixture

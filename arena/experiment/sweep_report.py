@@ -202,7 +202,8 @@ def sequential_lines(cfg, seq: dict) -> list[str]:
                  f"at most {rule.max_games} games. The intervals are a {level} {ci_name}: valid at every look, "
                  f"so stopping when the answer is known keeps each rule set's error rate at {seq['alpha']:.3g}.",
                  f"{total} games were played of the {cap_all} a fixed design would have played "
-                 f"({total / max(1, cap_all):.0%}).", ""]
+                 f"({total / max(1, cap_all):.0%}). The other intervals of this report are fixed-sample ones: "
+                 "narrower, but not valid after a stop chosen by looking; read them as descriptions.", ""]
         rows = [[f"`{n}`", str(s["games"]), s["state"], _ci(s["interval"]), s["reason"] or "-"]
                 for n, s in states.items()]
         return lines + _table(["rule set", "games", "verdict", "interval", "why"], rows)
@@ -220,7 +221,7 @@ def sequential_lines(cfg, seq: dict) -> list[str]:
                                                             for n, s in met) or "none found") + ".", ""]
     if open_:
         lines += ["**Still open** (the cap reached or games failed): "
-                  + "; ".join(f"`{n}` {_ci(s['interval'])}: {s['reason'] or 'not decided'}" for n, s in open_) + ".", ""]
+                  + "; ".join(f"`{n}` ({s['games']} games): {s['reason'] or 'not decided'}" for n, s in open_) + ".", ""]
     lines += ["Ruled out:", ""]
     lines += _table(["value", "games", "verdict", "interval", "why"],
                     [[f"`{n}`", str(s["games"]), s["state"], _ci(s["interval"]), s["reason"]] for n, s in out])
