@@ -1,0 +1,172 @@
+"""The afterstate features of the ``learned`` bot: what a position is made of, for one seat.
+
+A candidate action is judged by the position it leads to (its *afterstate*). That position
+is described by the terms of the planner's evaluation (:mod:`bots.planner.evaluate`),
+kept apart instead of summed with hand-set weights, plus the kind of action that led to
+it; the bot's score of a position is a learned weighted sum of them
+(:mod:`bots.learned.model`).
+
+Each unfinished puzzle is planned as the planner plans it (most advanced first, sharing
+the supply; a puzzle the supply completes now, else the cheapest multiset of pieces that
+tiles it), and the plan's parts are counted by kind: the points it brings, the cells it
+gives back (reward, pieces), the actions it needs, what an abandoned puzzle costs, the
+cells left over. The planner's own constants decide which plans are pursued; how much
+each part is worth is what is learned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.actions import FINISH, OVER, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
+
+#: names of the features, in order (the weights file stores them and is checked against them)
+NAMES = (
+    "completed",        # points of completed puzzles minus finishing-touch costs paid
+    "turns_left",       # own turns the game still lasts (estimated before the end is triggered)
+    "stalled_turns",    # the same, when the last two rounds were all waiting actions
+    "solo",             # solo: the automaton's pile and the columns left open to it
+    "plan_points",      # points of the puzzles a plan completes in time (weighted by trust)
+    "plan_reward",      # reward cells those puzzles bring, times the cell factor
+    "plan_cells",       # cells placed and pieces allotted to them, given back on completion
+    "plan_actions",     # actions those plans still need
+    "abandon_points",   # what the puzzles no plan completes cost (penalty, hoard, touches)
+    "abandon_cells",    # cells allotted to them
+    "left_cells",       # supply cells no plan uses, times the cell factor
+    "excess_cells",     # cells beyond what the puzzles left to take can use, times the factor
+    "unfinished",       # unfinished puzzles held
+    "actions_left",     # actions left in this turn after the candidate
+    "is_pass", "is_take_piece", "is_upgrade", "is_take_puzzle", "is_place", "is_master", "is_other",
+)
+SIZE = len(NAMES)
+_KINDS = {Pass: 14, TakePiece: 15, Upgrade: 16, TakePuzzle: 17, Place: 18, Master: 19}
+
+
+def features(game, ctx, action=None) -> np.ndarray:
+    """The features of ``game`` (an afterstate) for ``ctx.me``; ``action`` the candidate
+    that led to it (its kind is a feature; None for none). ``ctx`` is a
+    :class:`bots.planner.evaluate.Context` of the decision."""
+    from bots.planner.evaluate import _solo_term, _stalled  # noqa: F401  (the planner's own terms)
+
+    w = ctx.w
+    p = game.players[ctx.me]
+    f = np.zeros(SIZE)
+    turns = ctx.turns_after(game)
+    actions = turns * ctx.apt
+    if game.seat == ctx.me and game.round == ctx.round0 and game.phase not in (FINISH, OVER):
+        actions += game.actions_left
+        f[13] = game.actions_left
+    e = min(1.0, turns / w.decay_turns)
+    f[0] = sum(ctx.points[c] for c in p.completed) - p.finish_pieces * ctx.ft_cost
+    tt = min(turns, w.tempo_turns)
+    f[1] = tt
+    f[2] = tt if getattr(ctx, "stalled", False) else 0.0
+    f[3] = _solo_term(game, ctx, turns)
+    f[12] = len(p.unfinished)
+    if action is not None:
+        f[_KINDS.get(type(action), 20)] = 1.0
+    puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
+    if w.usable > 0:
+        cc = ctx.card_cells
+        cap = sum(cc[c] for row in game.rows for c in row if c >= 0) + sum(cc[c] for d in game.decks for c in d)
+        cap = w.usable * cap / game.n
+    else:
+        cap = None
+    hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
+    if not hidden:
+        f[4:12] = _planned(puzzles, p.supply, actions, e, ctx, cap)
+        return f
+    # a card first seen in the search is a sample of the unseen cards: average over them
+    samples = ctx.samples
+    total = np.zeros(8)
+    for k in range(len(samples[0])):
+        trial = puzzles[:]
+        for i in hidden:
+            card = trial[i][0]
+            trial[i] = (samples[1 if ctx.is_black[card] else 0][k], 0)
+        total += _planned(trial, p.supply, actions, e, ctx, cap)
+    f[4:12] = total / len(samples[0])
+    return f
+
+
+def _planned(puzzles, supply, actions, e, ctx, cap) -> np.ndarray:
+    key = ("features", tuple(puzzles), tuple(supply), actions, e, cap)
+    memo = ctx.plans
+    value = memo.get(key)
+    if value is None:
+        value = memo[key] = _plan(puzzles, supply, actions, e, ctx, cap)
+    return value
+
+
+def _plan(puzzles, supply, actions, e, ctx, cap) -> np.ndarray:
+    """The plan's parts (features 4-11) of the unfinished ``puzzles`` and the ``supply``;
+    which plans are pursued is decided as :func:`bots.planner.evaluate._plan` decides."""
+    w = ctx.w
+    points = ctx.points
+    recess = ctx.recess
+    levels = ctx.levels
+    left = list(supply)
+    solver = ctx.solver
+    shape_of = ctx.shape_of
+    ef = w.cell * e
+    plans = []
+    for card, filled in puzzles:
+        empty = recess[card] & ~filled
+        plans.append((bin(empty).count("1"), -points[card], card, filled, empty))
+    plans.sort(key=lambda t: (t[0], t[1]))
+    ready = []
+    later = []
+    for item in plans:
+        sol = solver.complete(item[4], left)
+        if sol is not None:
+            for pid in sol:
+                left[shape_of[pid]] -= 1
+            ready.append((item, len(sol), item[0], 1.0))
+        else:
+            later.append(item)
+    for item in later:
+        acq, ms, rest = solver.cheapest(item[4], left)
+        if ms is None:
+            ready.append((item, 99, 0, 0.0))
+            continue
+        alloc = sum((a - b) * lv for a, b, lv in zip(left, rest, levels))
+        left = rest
+        ready.append((item, acq + sum(ms), alloc, w.unsure))
+    feasible = sum(1 for r in ready if r[3] == 1.0)
+    share = 1.0 - w.master * (feasible - 1) / feasible if feasible > 1 and ctx.master else 1.0
+    out = np.zeros(8)
+    used = 0.0
+    cells = 0.0
+    for (_, _, card, filled, empty), need, alloc, trust in ready:
+        placed_cells = bin(filled).count("1")
+        fail = -points[card] * (1.0 if ctx.penalty else w.hoard)
+        if trust == 1.0:
+            fail = max(fail, points[card] - need * ctx.ft_cost)
+            need *= share
+        abandon = fail + alloc * ef
+        gain = points[card] + ctx.reward_cells[card] * ef + (placed_cells + alloc) * ef - w.action * need
+        if used + need <= actions:
+            done = trust
+        elif used < actions:
+            done = trust * (actions - used) / need
+        else:
+            done = 0.0
+        pursue = done * gain + (1 - done) * abandon
+        if pursue > abandon:
+            used += need
+            out[0] += done * points[card]
+            out[1] += done * ctx.reward_cells[card] * e
+            out[2] += done * (placed_cells + alloc) * e
+            out[3] += done * need
+            out[4] += (1 - done) * fail
+            out[5] += (1 - done) * alloc * e
+            cells += done * (ctx.reward_cells[card] + placed_cells + alloc) + (1 - done) * alloc
+        else:
+            out[4] += fail
+            out[5] += alloc * e
+            cells += alloc
+    left_cells = sum(n * lv for n, lv in zip(left, levels))
+    out[6] = left_cells * e
+    if cap is not None and cells + left_cells > cap:
+        out[7] = (cells + left_cells - cap) * e
+    return out
