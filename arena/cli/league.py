@@ -131,6 +131,9 @@ def league_play_cmd(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print the table afterwards."),
     progress: bool = typer.Option(True, "--progress/--no-progress",
                                   help="Show the progress bar (without it: a line every ten seconds)."),
+    keep_replays: Optional[int] = typer.Option(None, "--keep-replays", min=0, metavar="N",
+                                               help="Keep the replays of the newest N games only (0: all); "
+                                                    "saved in the league file for later runs and arena serve."),
 ) -> None:
     """Play games between the active entries (few games and close ratings first) and store them.
 
@@ -147,8 +150,12 @@ def league_play_cmd(
             from ..tournament.dask_executor import DaskExecutor
 
             executor = DaskExecutor(dask, run=str(Path(file).resolve()))
+        if keep_replays is not None:
+            league._set_meta("keep_replays", keep_replays)
+        # each game's replay beside the league file, where arena serve shows it
         summary = play_league(league, games, concurrency, "bots" if processes else "auto",
-                              echo=lambda t: typer.echo(t, err=True), progress=progress, executor=executor)
+                              echo=lambda t: typer.echo(t, err=True), progress=progress, executor=executor,
+                              replays=Path(f"{file}.replays"), keep_replays=int(league.meta("keep_replays", 0) or 0))
         if summary["failed"] and not summary["played"]:
             raise ArenaError(f"no game could be played ({summary['failed'][0]}); nothing was stored")
         typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s"

@@ -51,6 +51,42 @@ def _record(league: League, task: GameTask, outcome: dict, mode: str, tries: int
     return False
 
 
+def _place_replay(pending, folder, task: GameTask, stored: bool) -> None:
+    """Move a stored game's replay into place; remove that of a game not stored."""
+    import os
+
+    name = f"{task.group}-{task.rotation}.json"
+    try:
+        if stored and (pending / name).exists():
+            os.replace(pending / name, folder / name)
+        else:
+            (pending / name).unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def prune_replays(folder, keep: int) -> int:
+    """Keep the replays of the newest ``keep`` games in ``folder`` (by group, then rotation);
+    how many were removed. Their games stay in the league file; their pages say no replay
+    is kept."""
+    import os
+    import re
+
+    found = []
+    for entry in os.scandir(folder):
+        m = re.fullmatch(r"(\d+)-(\d+)\.json", entry.name)
+        if m:
+            found.append((int(m[1]), int(m[2]), entry.path))
+    found.sort()
+    gone = found[:max(0, len(found) - keep)]
+    for _, _, path in gone:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return len(gone)
+
+
 def set_deal_book(league: League, deals: list[dict]) -> None:
     """Keep a deal book in the league file (group i plays deal i, cycled); the file moves with it."""
     league._set_meta("deals", list(deals))
@@ -76,7 +112,8 @@ def unfinished_groups(stored: list[dict], seats: int) -> dict[int, tuple[tuple[s
 def play_league(league: League, games: int, concurrency: int = 2, play: str = "auto",
                 echo: Callable[[str], None] | None = None, executor=None, progress: bool = False,
                 tick_s: float = 10.0, sandbox: str | None = None, priority: str = "fewest",
-                on_stored: Callable[[GameTask, dict, bool], None] | None = None) -> dict:
+                on_stored: Callable[[GameTask, dict, bool], None] | None = None, replays=None,
+                keep_replays: int = 0) -> dict:
     """Play at least ``games`` games (whole groups) and store each as it finishes; returns a summary.
 
     The rotations a stopped run left unplayed are played first (and count towards
@@ -86,6 +123,10 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     ``priority="uncertain"`` builds each group around the entry whose rating is least
     certain rather than the one with fewest games. ``on_stored(task, reply, stored)`` is
     called after each game's transaction (``stored`` False: that game was stored before).
+    ``replays`` (a folder) keeps each stored game's replay as ``GROUP-ROTATION.json`` there
+    (written to ``.pending/`` while it plays, moved into place once its game is committed,
+    removed if it is not), the layout ``arena serve`` reads; ``keep_replays`` > 0 keeps only
+    the newest that many.
     """
     seats = league.seats
     active = [e.name for e in league.entries(active_only=True)]
@@ -153,10 +194,19 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                 yield GameTask(f"{league.path.name}:{group}:{rotation}:{gseed}", group, rotation, gseed,
                                rotate(table, rotation))
 
+    pending = None
+    if replays is not None:
+        from pathlib import Path
+
+        replays = Path(replays)
+        pending = replays / ".pending"
+        pending.mkdir(mode=0o700, parents=True, exist_ok=True)
+
     def payload(task: GameTask) -> dict:
+        replay = str(pending / f"{task.group}-{task.rotation}.json") if pending is not None else None
         request = {"seats": [entries[n].seat_request() for n in task.bots], "rules": rules, "players": seats,
                    "seed": task.seed, "deal": book[task.group % len(book)] if book else None, "time_control": tc, "fault_policy": "forfeit",
-                   "sandbox": sandbox, "pause_idle": False, "replay_path": None, "log_dir": None}
+                   "sandbox": sandbox, "pause_idle": False, "replay_path": replay, "log_dir": None}
         return {"request": request, "play": modes[task.group]}
 
     summary = {"scheduled": groups * seats + owed, "played": 0, "failed": [], "worker_deaths": 0, "completed": owed}
@@ -182,6 +232,10 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                 echo(f"arena: game {task.key} was not played ({reply})")
                 continue
             stored = _record(league, task, reply["outcome"], modes[task.group])
+            if pending is not None:
+                _place_replay(pending, replays, task, stored)
+                if keep_replays and summary["played"] % 50 == 0:
+                    prune_replays(replays, keep_replays)
             if on_stored is not None:
                 on_stored(task, reply, stored)
             if stored:
@@ -197,6 +251,8 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                           f"`arena league play` completes the unfinished groups first") from None
     finally:
         bar.close()
+    if pending is not None and keep_replays:
+        prune_replays(replays, keep_replays)
     if not progress and ticker.played:
         echo(ticker.line())
     summary["elapsed_s"] = time.perf_counter() - t0

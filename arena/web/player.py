@@ -39,7 +39,7 @@ from pathlib import Path
 
 from ..errors import ArenaError
 from ..league import LeagueError
-from ..league.play import play_league
+from ..league.play import play_league, prune_replays
 from ..tournament.executors import LocalExecutor
 from ..tournament.store import FolderLock, StoreError
 from .store import open_league
@@ -275,6 +275,9 @@ class Player:
                     self.stopping.wait(self.idle_s * 6)
                     continue
                 self.rounds += 1
+                keep = int(league.meta("keep_replays", 0) or 0)  # `arena league play --keep-replays N`
+                if keep:
+                    prune_replays(replays_dir(self.league_path), keep)
                 if summary["failed"] and not summary["played"]:
                     self.status = f"paused: no game could be played ({summary['failed'][0]})"
                     self.stopping.wait(self.idle_s)
