@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from arena.tournament.runner import end_of, tie_break
+from arena.tournament.gamelines import end_of, tie_break
 from cli_helpers import run
 
 

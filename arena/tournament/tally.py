@@ -49,7 +49,7 @@ class Tally:
 
     def add(self, task, outcome: dict) -> dict:
         """Count one stored game; returns it in the store's form."""
-        from .runner import end_of
+        from .gamelines import end_of
 
         res = outcome["result"]
         game = {"group": task.group, "rotation": task.rotation,
