@@ -190,3 +190,19 @@ def test_on_a_dask_cluster_a_sequential_run_takes_the_same_decisions(tmp_path):
     assert on_dask["sequential"]["rule_sets"] == local["sequential"]["rule_sets"]
     strip = lambda rows: [(r["rule_set"], r["group"], r["rotation"], r["rounds"]) for r in rows]  # noqa: E731
     assert strip(on_dask["rows"]) == strip(local["rows"])
+
+
+def test_a_higher_cap_continues_a_sequential_run_on_its_stored_games(tmp_path):
+    path = until_file(tmp_path, "{figure: rounds, against: reference, max_games: 16, round: 4}", """
+- name: revised
+  variants: [revised]
+- name: no-master
+  variants: [revised, no-master]
+""")
+    first = run_experiment(load_experiment(path), progress=False, echo=lambda t: None)
+    assert first["sequential"]["rule_sets"]["no-master"] == {**first["sequential"]["rule_sets"]["no-master"],
+                                                             "state": "cap", "games": 16}
+    lines = []
+    more = run_experiment(load_experiment(path).with_overrides(games=32), progress=False, echo=lines.append)
+    assert lines[0].startswith("arena: continuing until: 32 of at most 64 games already stored")
+    assert more["played"] == 32 and more["sequential"]["rule_sets"]["no-master"]["games"] == 32

@@ -37,6 +37,9 @@ def fingerprint(cfg: ExperimentConfig) -> dict:
     base = dict(cfg.base.fingerprint())
     base.pop("rules", None)
     base["rule_sets"] = [[rs.name, rs.spec.to_json()] for rs in cfg.rule_sets]
+    if cfg.stop is not None:  # a cap only bounds the rounds: a run may go on with a higher one
+        base.pop("games", None)
+        base.pop("rounds", None)
     return base
 
 
