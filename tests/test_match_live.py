@@ -8,6 +8,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -56,3 +57,23 @@ def test_live_lines_reach_a_pipe_and_a_stop_prints_the_results_so_far(tmp_path, 
     assert "Results of greedy vs random: games" in text
     assert "head to head" in text and "greedy" in text.split("games stored")[-1]
     assert err.decode().strip().splitlines()[-1].startswith(f"arena: {word}: ")
+
+
+def test_arena_run_prints_the_standings_so_far_on_ctrl_c(tmp_path):
+    (tmp_path / "t.yaml").write_text("name: t\nbots: [greedy, random]\ngames: 4000\nexecutor: inprocess\n"
+                                     "replays: false\nconcurrency: 1\noutput: out\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", "t.yaml", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "out" / "games.jsonl").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the first game is stored
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        _stop(proc)
+    assert proc.returncode == 130, err
+    assert "head to head" in out.decode() and "greedy" in out.decode()
+    assert b"arena: interrupted: " in err

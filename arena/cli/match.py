@@ -319,6 +319,10 @@ def match_cmd(
     command again continues it, and `arena standings DIR` shows it. Two bots play seat-swapped
     pairs of games on one deal each; with --seats 3 or 4 every set of bots plays seat-rotated
     groups (with --sprt, the first bot against copies of the second).
+
+    Lines reach a pipe as they are printed (`arena match ... | tee log`). Ctrl-C or SIGTERM
+    stops the match, prints the results so far and exits 130 (Ctrl-C) or 143 (SIGTERM); run
+    the same command again to continue.
     """
     import yaml
 
