@@ -1,7 +1,7 @@
 """A short-lived cache of whole public responses, so a crowd costs one rendering per page.
 
 :class:`ResponseCache` is an ASGI middleware. A ``GET`` without credentials (no
-``Authorization`` header, no cookie) whose answer is 200 or 404 and fits in
+``Authorization`` header, no cookie) whose answer is 200 and fits in
 ``max_body`` bytes is kept for ``ttl_s`` seconds under its path and query, and served from
 memory in that time. Requests for a page that is being rendered wait for that rendering
 instead of starting their own (one flight per page), so a hundred visitors of the
@@ -109,7 +109,7 @@ class ResponseCache:
         generation = _generation[0]
         try:
             await self.app(scope, receive, capture)
-            if start.get("status") in (200, 404) and state["whole"] and generation == _generation[0]:
+            if start.get("status") == 200 and state["whole"] and generation == _generation[0]:
                 self._keep(key, dict(start), b"".join(chunks))
         finally:
             del self.flights[key]
