@@ -45,6 +45,8 @@ def check_index(index) -> int:
     numpy integers (and 0-d integer arrays) pass, ``2.0``, ``"2"`` and ``True`` do not."""
     if type(index) is int:
         return index
+    if type(index) is np.int64:  # what numpy's samplers give: no ABC check
+        return int(index)
     if isinstance(index, np.ndarray) and index.ndim == 0 and index.dtype.kind in "iu":
         return int(index)
     if isinstance(index, numbers.Integral) and not isinstance(index, (bool, np.bool_)):

@@ -206,7 +206,7 @@ class ProjectLGym(gym.Env):
         """The legal indices now, ascending (empty once the game is over)."""
         if self.table.game is None or self.table.game.is_over:
             return []
-        return [int(i) for i in np.flatnonzero(self.table.mask())]
+        return self.table.mask().view(np.bool_).nonzero()[0].tolist()
 
     def render(self):
         if self.render_mode != "ansi":

@@ -390,7 +390,7 @@ class Chooser:
 
     def legal_indices(self) -> np.ndarray:
         """The legal indices now, sorted."""
-        return np.flatnonzero(np.frombuffer(self._state(), dtype=np.int8))
+        return np.frombuffer(self._state(), dtype=np.bool_).nonzero()[0]  # bytes are 0 or 1
 
     def mask(self) -> np.ndarray:
         """The legal-action mask now: int8, 1 where the index is legal (a new array)."""

@@ -16,9 +16,9 @@ each part is worth is what is learned.
 
 from __future__ import annotations
 
-import numpy as np
-
 from engine.actions import FINISH, OVER, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
+
+from bots.planner.evaluate import _solo_term
 
 #: names of the features, in order (the weights file stores them and is checked against them)
 NAMES = (
@@ -42,15 +42,13 @@ SIZE = len(NAMES)
 _KINDS = {Pass: 14, TakePiece: 15, Upgrade: 16, TakePuzzle: 17, Place: 18, Master: 19}
 
 
-def features(game, ctx, action=None) -> np.ndarray:
-    """The features of ``game`` (an afterstate) for ``ctx.me``; ``action`` the candidate
-    that led to it (its kind is a feature; None for none). ``ctx`` is a
-    :class:`bots.planner.evaluate.Context` of the decision."""
-    from bots.planner.evaluate import _solo_term, _stalled  # noqa: F401  (the planner's own terms)
-
+def features(game, ctx, action=None) -> list:
+    """The features of ``game`` (an afterstate) for ``ctx.me``, a list in the order of
+    :data:`NAMES`; ``action`` the candidate that led to it (its kind is a feature; None
+    for none). ``ctx`` is a :class:`bots.planner.evaluate.Context` of the decision."""
     w = ctx.w
     p = game.players[ctx.me]
-    f = np.zeros(SIZE)
+    f = [0.0] * SIZE
     turns = ctx.turns_after(game)
     actions = turns * ctx.apt
     if game.seat == ctx.me and game.round == ctx.round0 and game.phase not in (FINISH, OVER):
@@ -78,18 +76,18 @@ def features(game, ctx, action=None) -> np.ndarray:
         return f
     # a card first seen in the search is a sample of the unseen cards: average over them
     samples = ctx.samples
-    total = np.zeros(8)
+    total = [0.0] * 8
     for k in range(len(samples[0])):
         trial = puzzles[:]
         for i in hidden:
             card = trial[i][0]
             trial[i] = (samples[1 if ctx.is_black[card] else 0][k], 0)
-        total += _planned(trial, p.supply, actions, e, ctx, cap)
-    f[4:12] = total / len(samples[0])
+        total = [a + b for a, b in zip(total, _planned(trial, p.supply, actions, e, ctx, cap))]
+    f[4:12] = [x / len(samples[0]) for x in total]
     return f
 
 
-def _planned(puzzles, supply, actions, e, ctx, cap) -> np.ndarray:
+def _planned(puzzles, supply, actions, e, ctx, cap) -> list:
     key = ("features", tuple(puzzles), tuple(supply), actions, e, cap)
     memo = ctx.plans
     value = memo.get(key)
@@ -98,7 +96,7 @@ def _planned(puzzles, supply, actions, e, ctx, cap) -> np.ndarray:
     return value
 
 
-def _plan(puzzles, supply, actions, e, ctx, cap) -> np.ndarray:
+def _plan(puzzles, supply, actions, e, ctx, cap) -> list:
     """The plan's parts (features 4-11) of the unfinished ``puzzles`` and the ``supply``;
     which plans are pursued is decided as :func:`bots.planner.evaluate._plan` decides."""
     w = ctx.w
@@ -134,7 +132,7 @@ def _plan(puzzles, supply, actions, e, ctx, cap) -> np.ndarray:
         ready.append((item, acq + sum(ms), alloc, w.unsure))
     feasible = sum(1 for r in ready if r[3] == 1.0)
     share = 1.0 - w.master * (feasible - 1) / feasible if feasible > 1 and ctx.master else 1.0
-    out = np.zeros(8)
+    out = [0.0] * 8
     used = 0.0
     cells = 0.0
     for (_, _, card, filled, empty), need, alloc, trust in ready:
