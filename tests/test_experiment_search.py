@@ -161,6 +161,12 @@ def test_bisection_over_a_monotone_parameter_rules_out_values_unplayed(tilt, tmp
     assert pruned and all(run["sequential"]["rule_sets"][n]["games"] == 0 for n in pruned)
     assert all(st[f"tilt.level={v}"].startswith("below") for v in range(0, 5))
     assert all(st[f"tilt.level={v}"].startswith("above") for v in range(6, 11))
+    from arena.experiment.report import write_report
+
+    write_report(cfg, run, charts=True)
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "Not played (a search ruled them out unplayed)" in report and "above (monotone)" in report
+    assert (tmp_path / "out" / "sweep-seat0-wins.png").read_bytes()[:4] == b"\x89PNG"
 
 
 @pytest.mark.parametrize("target, field", [

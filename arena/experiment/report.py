@@ -221,7 +221,7 @@ def write_report(cfg: ExperimentConfig, run: dict, charts: bool = True, strength
     comp = compare(played)
     write_csv(out / "games.csv", run["rows"])
     extra: dict = {"strength": strength}
-    if cfg.axes and cfg.rule_sets[0].name in played:
+    if cfg.axes:
         from .sweep_report import sweep_charts, sweep_table
 
         extra["sweep"] = sweep_table(cfg, comp, played)

@@ -57,7 +57,7 @@ def sweep_table(cfg, comp: dict, rows_by: dict[str, list[dict]]) -> dict:
             if n not in comp["summaries"] or not rows_by.get(n):
                 continue
             v = _value(comp["summaries"][n], getter, rows_by[n], fn)
-            d = paired(rows_by[ref], rows_by[n], fn) if n != ref else None
+            d = paired(rows_by[ref], rows_by[n], fn) if n != ref and rows_by.get(ref) else None
             differs = bool(d and d["low"] is not None and (d["low"] > 0 or d["high"] < 0))
             cells[n] = {**v, "diff": d, "differs": differs}
         out[slug] = {"label": label, "cells": cells}
@@ -78,11 +78,14 @@ def sweep_lines(cfg, table: dict, charts: list[str]) -> list[str]:
     axes = cfg.axes
     ref = cfg.rule_sets[0]
     by_values = {rs.values: rs.name for rs in cfg.rule_sets if rs.values}
+    unplayed = [rs.name for rs in cfg.rule_sets if all(rs.name not in f["cells"] for f in table.values())]
     lines = ["", "## Sweep", "",
              f"{len(by_values)} cells: " + "; ".join(f"`{a.name}` in {', '.join(_label(v) for v in a.values)}"
                                                    for a in axes)
              + f". The reference is `{ref.name}`; **\\*** marks a cell whose paired difference against it "
-               "(same deals, same seats) has a 95% interval that excludes 0.", ""]
+               "(same deals, same seats) has a 95% interval that excludes 0." + (
+                   f" Not played (a search ruled them out unplayed): {', '.join(f'`{n}`' for n in unplayed)}."
+                   if unplayed else ""), ""]
     pct_slugs = {s for s in table if s.endswith("-wins") or s == "adjudicated"}
     for slug, fig in table.items():
         cells = fig["cells"]
@@ -108,6 +111,11 @@ def sweep_lines(cfg, table: dict, charts: list[str]) -> list[str]:
         if chart in charts:
             lines += [f"![{fig['label']}]({chart})", ""]
     return lines
+
+
+def _slug(rule) -> str:
+    """The sweep figure a stopping rule's figure is."""
+    return f"seat{rule.seat}-wins" if rule.figure == "seat_wins" else rule.figure
 
 
 def _label(v) -> str:
@@ -139,12 +147,15 @@ def sweep_charts(out: Path, cfg, table: dict) -> list[str]:
                 numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v, _ in keep)
                 xs = [v for v, _ in keep] if numeric else list(range(len(keep)))
                 mean = np.array([c["mean"] for _, c in keep], dtype=float)
-                lo = mean - np.array([c["low"] for _, c in keep], dtype=float)
-                hi = np.array([c["high"] for _, c in keep], dtype=float) - mean
+                lo = np.maximum(0.0, mean - np.array([c["low"] for _, c in keep], dtype=float))
+                hi = np.maximum(0.0, np.array([c["high"] for _, c in keep], dtype=float) - mean)
                 ax.errorbar(xs, mean, yerr=[lo, hi], fmt="o-", capsize=4, label=fig["label"])
                 for x, (_, c) in zip(xs, keep):
                     if c["differs"]:
                         ax.plot([x], [c["mean"]], "r*", ms=12)
+                rule = cfg.stop
+                if rule is not None and rule.kind == "target" and slug == _slug(rule):
+                    ax.axhspan(rule.low, rule.high, color="tab:green", alpha=0.15, label="target")
                 ref = cells.get(cfg.rule_sets[0].name)
                 if ref and ref["mean"] is not None:
                     ax.axhline(ref["mean"], color="grey", ls="--", lw=0.8, label=f"reference ({cfg.rule_sets[0].name})")
