@@ -221,8 +221,9 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
     monkeypatch.setattr(dask_executor, "take_batch", counted)
     cfg = replace(config(tmp_path / "t"), executor="dask", address=threads_cluster.scheduler_address,
                   play="bots", sandbox="none", rounds=8)
-    summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
-    assert summary["failed"] == 1 and summary["stored"] == 47  # 48 games, one lost, its batch's others kept
+    said: list[str] = []
+    summary = run_tournament(cfg, progress=False, echo=said.append)
+    assert summary["failed"] == 1 and summary["stored"] == 47, said  # 48 games, one lost, its batch's others kept
     assert len(batches) == 48 and len(results(tmp_path / "t")) == 47
     assert batches[:4] == [1, 1, 1, 1] and max(batches) == 4  # single games until four have been timed
     # the last games, all in sight, are spread in smaller batches over both workers: at most

@@ -40,6 +40,7 @@ from . import experiment  # noqa: F401  (experiment)
 from . import bench  # noqa: F401  (bench ...)
 from . import rl  # noqa: F401  (bench env)
 from . import web  # noqa: F401  (serve, submit, league token ...)
+from . import cluster  # noqa: F401  (cluster status|clean)
 from .app import app
 
 __all__ = ["app", "main"]

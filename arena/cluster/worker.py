@@ -29,6 +29,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -54,28 +55,68 @@ except ImportError:  # the project without its cluster extra: the class still im
     _Plugin = object
 
 
+#: how long a run's plugin keeps its bots and bundles on a worker without word from its
+#: coordinator (games, or the renewal it sends every third of this)
+LEASE_S = 120.0
+
+
 class ArenaWorker(_Plugin):
-    """The Dask worker plugin of one run (see the module docstring)."""
+    """The Dask worker plugin of one run (see the module docstring).
+
+    Its pools and bundles are held on a *lease*: every game renews it, and so does the
+    coordinator (:func:`renew_lease`, every third of ``lease_s``) while the run lasts. A
+    lease that lapses -- the coordinator was killed and the run never resumed -- ends the
+    pools and deletes the folder (the plugin stays, empty, until the next run's start or
+    ``arena cluster clean`` removes it; a run that comes back sets it up again)."""
 
     idempotent = False
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, lease_s: float = LEASE_S):
         self.name = name
+        self.lease_s = float(lease_s)
         self.root: Path | None = None
         self.pools: dict[int, object] = {}
         self.lock = threading.Lock()
         self.built: dict[str, threading.Lock] = {}
         self.worker_address = ""
+        self.renewed = time.monotonic()
+        self.active = 0  # games playing now
+        self.lapsed = False
+        self._watch: threading.Thread | None = None
+        self._closed = threading.Event()
 
     def __getstate__(self):
-        return {"name": self.name}
+        return {"name": self.name, "lease_s": self.lease_s}
 
     def __setstate__(self, state):
-        self.__init__(state["name"])
+        self.__init__(state["name"], state.get("lease_s", LEASE_S))
+
+    # -- the lease --------------------------------------------------------------------
+    def renew(self) -> None:
+        """Word from the coordinator: the run goes on."""
+        self.renewed = time.monotonic()
+
+    def overdue(self) -> bool:
+        """The lease lapsed: no game and no renewal for ``lease_s``."""
+        return self.active == 0 and time.monotonic() - self.renewed > self.lease_s
+
+    def _watch_lease(self) -> None:
+        while not self._closed.wait(min(5.0, max(0.2, self.lease_s / 4))):
+            if self.root is not None and self.overdue():
+                log.warning("the lease of %s lapsed: its bots and bundles are removed", self.name)
+                self.lapsed = True
+                self.teardown()
 
     # -- the plugin's life ------------------------------------------------------------
     def setup(self, worker=None) -> None:
         self.worker_address = getattr(worker, "address", "") or ""
+        self.renewed = time.monotonic()
+        self.lapsed = False
+        if worker is not None:
+            drop_lapsed(worker, keep=self.name)  # what runs whose coordinators are gone left
+        if self._watch is None:
+            self._watch = threading.Thread(target=self._watch_lease, name=f"lease-{self.name}", daemon=True)
+            self._watch.start()
         _sweep()
         from ..process.sandbox import sweep_stale
 
@@ -97,6 +138,8 @@ class ArenaWorker(_Plugin):
         self.root = root
 
     def teardown(self, worker=None) -> None:
+        if worker is not None:  # removed (the run ended) or the worker closes: the watch ends too
+            self._closed.set()
         with self.lock:
             pools, self.pools = self.pools, {}
         for pool in pools.values():
@@ -140,6 +183,54 @@ class ArenaWorker(_Plugin):
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
             return dest
+
+
+def renew_lease(name: str, dask_worker=None) -> bool:
+    """Run on every worker by the coordinator (``client.run``): renew the run ``name``'s lease."""
+    plugin = (dask_worker.plugins if dask_worker is not None else {}).get(name)
+    if plugin is None or not isinstance(plugin, ArenaWorker):
+        return False
+    plugin.renew()
+    return True
+
+
+def drop_lapsed(worker, keep: str | None = None, everything: bool = False) -> list[str]:
+    """Remove the arena plugins of ``worker`` whose lease lapsed (all of them but ``keep``
+    with ``everything``): their bots end, their folders go. Returns their names."""
+    gone = []
+    for name, plugin in list(worker.plugins.items()):
+        if not isinstance(plugin, ArenaWorker) or name == keep:
+            continue
+        if everything or plugin.overdue() or plugin.lapsed:
+            plugin._closed.set()
+            plugin.teardown()
+            worker.plugins.pop(name, None)
+            gone.append(name)
+    return gone
+
+
+def worker_status(dask_worker=None) -> dict:
+    """What the arena keeps on this worker (``arena cluster status``): each run's plugin with
+    its lease, live bot processes and unpacked bundles; the sandbox tier it can give."""
+    from ..process.sandbox import best_tier
+
+    runs = []
+    for name, plugin in (dask_worker.plugins if dask_worker is not None else {}).items():
+        if not isinstance(plugin, ArenaWorker):
+            continue
+        bundles = len(list((plugin.root / "bundles").iterdir())) if plugin.root and (plugin.root / "bundles").is_dir() else 0
+        bots = sum(len(q) for pool in list(plugin.pools.values()) for q in list(getattr(pool, "idle", {}).values()))
+        runs.append({"run": name, "idle_s": round(time.monotonic() - plugin.renewed, 1), "lease_s": plugin.lease_s,
+                     "lapsed": plugin.lapsed or plugin.overdue(), "games_playing": plugin.active,
+                     "bot_processes": bots, "bundles": bundles, "folder": str(plugin.root) if plugin.root else None})
+    tier, why = best_tier()
+    return {"tier": tier or "none", "not_strict": why, "runs": runs}
+
+
+def clean_worker(everything: bool = False, dask_worker=None) -> list[str]:
+    """``arena cluster clean``: remove what lapsed runs left on this worker (every run's with
+    ``everything``: only when no coordinator is playing)."""
+    return drop_lapsed(dask_worker, everything=everything) if dask_worker is not None else []
 
 
 def _sweep() -> None:
@@ -284,11 +375,15 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
             request["log_dir"] = str(plugin.root / "logs")  # one folder per run: pooled processes stay keyed alike
     pool = plugin.pool() if referee else None
     root = plugin.root
+    plugin.renew()
+    plugin.active += 1
     try:
         reply = execute({**payload, "request": request}, pool)
         if collect:
             _collect(reply["outcome"], replay)
     finally:
+        plugin.active -= 1
+        plugin.renew()
         if collect:
             _LOG_USAGE.pop(str(root / "logs"), None)  # the logs leave with the record: nothing kept here
             if replay is not None:
@@ -316,6 +411,8 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
 
     from distributed import get_worker
 
+    from ..referee import settle_logs
+
     out = []
     for payload in payloads:
         if out and get_worker().plugins.get(payload["plugin"]) is None:  # the run ended
@@ -329,6 +426,9 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
             out.append(("error", ArenaError(str(exc))))  # pickles whatever the subclass
         except Exception as exc:  # told by its description: not every exception pickles
             out.append(("failed", _describe(exc)))
+    # the bots' last words after game_over, as a log file on disk would keep them
+    settle_logs([reply["outcome"] for kind, reply in out if kind == "ok" and isinstance(reply, dict)
+                 and isinstance(reply.get("outcome"), dict)])
     return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -34,14 +34,35 @@ import uuid
 from collections import deque
 from typing import Callable, Iterator
 
-from ..errors import UsageError
-from ..cluster.worker import play_batch
+import os
+import sys
+import threading
+import time
+
+from ..errors import ArenaError, UsageError
+from ..cluster.worker import LEASE_S, play_batch
 from .executors import GameFailed, _describe, count_losses
 from .schedule import WAIT
 
 
+class SchedulerLost(ArenaError):
+    """The coordinator lost its Dask scheduler: the run stops; the same command continues it."""
+
+    event = "scheduler-lost"
+
+
+def _say(text: str) -> None:
+    print(f"arena: {text}", file=sys.stderr, flush=True)
+
+
 class DaskExecutor:
-    """Games as tasks on the Dask scheduler at ``address`` (or on a given ``Client``)."""
+    """Games as tasks on the Dask scheduler at ``address`` (or on a given ``Client``).
+
+    Elastic: the tasks in flight follow the workers the scheduler has now (a worker that
+    joins mid-run gets games at once); the run says how many workers it has, and which
+    refuse its sandbox tier, at the start and whenever that changes. The run's plugin holds
+    its pools and bundles on each worker on a lease (``ARENA_CLUSTER_LEASE_S``, default
+    120 s) that this executor renews; a lost scheduler is one sentence (:class:`SchedulerLost`)."""
 
     #: tasks in flight per worker thread: enough that a worker never waits for the
     #: scheduler's round trip between two tasks
@@ -63,6 +84,10 @@ class DaskExecutor:
         # worker plugin -- with its bot pools and unpacked, built bundles -- and the scattered
         # bundles stay from run to run until :meth:`shutdown`
         self.keep = keep
+        self.lease_s = float(os.environ.get("ARENA_CLUSTER_LEASE_S") or LEASE_S)
+        self.echo = _say
+        self._renewer: threading.Thread | None = None
+        self._renewing = threading.Event()
         self._registered = False
         self._shipper: "_Shipper | None" = None
         # the worker plugin's name: the same for a resumed run of the same output folder, so
@@ -75,6 +100,11 @@ class DaskExecutor:
             from distributed import Client
         except ImportError:
             raise UsageError("the dask executor needs dask[distributed]: pip install 'project-l-arena[cluster]'") from None
+        import logging
+
+        # the client's own log lines (a lost connection's tracebacks) are not the user's
+        # business: the run says in its own sentences what happened to the cluster
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
             return Client(self.address, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError) as exc:
@@ -94,8 +124,7 @@ class DaskExecutor:
 
         client = self.client or self._connect()
         self.client = client
-        threads = sum(client.nthreads().values()) or 1
-        limit = self.queued * threads
+        size = {"threads": sum(client.nthreads().values()) or 1, "checked": time.monotonic(), "said": None}
         tasks = iter(tasks)
         retry: deque = deque()
         attempts: dict[str, int] = {}
@@ -105,8 +134,9 @@ class DaskExecutor:
         landing = Landing()
         shipper = self._shipper = self._shipper or _Shipper(client)
         if not self._registered:
-            client.register_plugin(ArenaWorker(self.plugin), name=self.plugin)
+            client.register_plugin(ArenaWorker(self.plugin, self.lease_s), name=self.plugin)
             self._registered = True
+            self._start_renewing()
         # the client is not the default one; results are gathered on the client's event loop
         # as games finish, so this thread never waits for a round trip to fetch one
         pending = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
@@ -115,9 +145,28 @@ class DaskExecutor:
         refused: list[str] = []
         timing = Timing()
         ahead: deque = deque()  # tasks taken from ``tasks`` and not submitted yet
-        # as far ahead as a batch's end-of-run cap can matter (see take_batch): taking a task
-        # may decide something (a league pairs its next table from the results so far)
-        horizon = 2 * threads * self.max_batch
+        tiers_seen: dict[str, int] = {}  # the tier each stored game really had
+
+        def workers_now() -> int:
+            """Worker threads the scheduler has now (looked up at most once a second), said
+            when it changes; the tasks in flight and the look-ahead follow it."""
+            now = time.monotonic()
+            if now - size["checked"] >= 1.0 or size["said"] is None:
+                size["checked"] = now
+                try:
+                    info = client.scheduler_info().get("workers") or {}
+                except Exception:  # the scheduler is gone: said where a result is awaited
+                    info = None
+                if info is not None:
+                    size["threads"] = sum(int(w.get("nthreads") or 1) for w in info.values()) or 1
+                    said = (len(info), size["threads"])
+                    if said != size["said"]:
+                        size["said"] = said
+                        self.echo(f"the cluster has {said[0]} worker{'s' if said[0] != 1 else ''} "
+                                  f"({said[1]} thread{'s' if said[1] != 1 else ''})")
+            return size["threads"]
+
+        workers_now()
 
         def on_event(event) -> None:
             msg = event[1] if isinstance(event, tuple) and len(event) == 2 else event
@@ -131,10 +180,12 @@ class DaskExecutor:
                 if games:
                     on_death(games, f"dask worker {worker} died during {len(games)} game(s); dask runs them again")
 
-        def look_ahead() -> bool:
+        def look_ahead(threads: int) -> bool:
             """Take tasks into ``ahead`` up to the horizon; True when every game that can be
             submitted now is in sight (the schedule ended, or waits for results in flight)."""
-            while len(ahead) < horizon:
+            # as far ahead as a batch's end-of-run cap can matter (see take_batch): taking a task
+            # may decide something (a league pairs its next table from the results so far)
+            while len(ahead) < 2 * threads * self.max_batch:
                 task = next(tasks, None)
                 if task is None or task is WAIT:  # WAIT: the next games need results still in flight
                     return True
@@ -142,8 +193,9 @@ class DaskExecutor:
             return False
 
         def fill():
-            while len(inflight) < limit and not stop():
-                in_sight = look_ahead()
+            threads = workers_now()
+            while len(inflight) < self.queued * threads and not stop():
+                in_sight = look_ahead(threads)
                 if not retry and not ahead:
                     return
                 submit(take_batch(retry, ahead, timing, self.batch_s,
@@ -158,8 +210,13 @@ class DaskExecutor:
                     yield task, GameFailed(_describe(exc))
                     return
                 timing.add(task, item.get("wall_s") or 0.0)
+                record = (item.get("outcome") or {}).get("sandbox") or {}
+                if record.get("tier"):
+                    tiers_seen[record["tier"]] = tiers_seen.get(record["tier"], 0) + 1
                 yield task, item
             elif kind == "error" and isinstance(item, TierRefused):  # another worker may give it
+                if item.worker not in refusing:
+                    self.echo(f"{item}; its games go to the other workers")
                 refusing.add(item.worker)
                 refused.append(str(item))
                 retry.append(task)
@@ -206,6 +263,8 @@ class DaskExecutor:
                 try:
                     results = pickle.loads(_unwrap(fut, value))  # see play_batch
                 except CancelledError as exc:  # a bundle it needed was lost with its workers
+                    if _scheduler_gone(client):
+                        raise SchedulerLost(self._lost()) from None
                     shipper.lost()
                     given_up, again = count_losses(group, attempts)
                     yield from given_up
@@ -220,6 +279,8 @@ class DaskExecutor:
                         on_death([t.key for t in group], f"dask workers died running the game "
                                                          f"({_describe(exc)}); rescheduled")
                 except Exception as exc:  # play_batch answers each game's own failure itself
+                    if _scheduler_gone(client):
+                        raise SchedulerLost(self._lost()) from None
                     for task in group:
                         yield task, GameFailed(_describe(exc))
                 else:
@@ -233,6 +294,15 @@ class DaskExecutor:
                         other.cancel()
                     inflight.clear()
             report_deaths()  # an event that came after its game's result
+            asked = next(iter(tiers_seen), None) if len(tiers_seen) == 1 else None
+            if tiers_seen and (len(tiers_seen) > 1 or asked not in ("strict",)):
+                self.echo("the workers' games ran in " + ", ".join(
+                    f"{tier} ({n} game{'s' if n != 1 else ''})" for tier, n in sorted(tiers_seen.items()))
+                    + ": each game's record says which tier it had and why")
+        except (OSError, TimeoutError):
+            if _scheduler_gone(client):
+                raise SchedulerLost(self._lost()) from None
+            raise
         finally:
             try:
                 client.unsubscribe_topic("all")
@@ -243,10 +313,35 @@ class DaskExecutor:
             if not self.keep:
                 self.shutdown()
 
+    def _lost(self) -> str:
+        return (f"lost the dask scheduler at {self.address or 'the given client'}: the run stops here, every "
+                "game stored so far is kept; run the same command again to continue once the scheduler is back")
+
+    def _start_renewing(self) -> None:
+        """Renew the run's lease on every worker, every third of the lease, until shutdown."""
+        from ..cluster.worker import renew_lease
+
+        if self._renewer is not None:
+            return
+        self._renewing.clear()
+        client, name, every = self.client, self.plugin, max(0.2, self.lease_s / 3)
+
+        def renew() -> None:
+            while not self._renewing.wait(every):
+                try:
+                    client.run(renew_lease, name, wait=False)
+                except Exception:  # the scheduler is away: the lease may lapse, the run says why
+                    pass
+
+        self._renewer = threading.Thread(target=renew, name="arena-lease", daemon=True)
+        self._renewer.start()
+
     def shutdown(self) -> None:
         """End what the runs left on the cluster: every worker closes the run's bot processes
         and deletes its folder (the plugin is removed), the bundles are released; and close
         the connection if this executor opened it."""
+        self._renewing.set()
+        self._renewer = None
         client = self.client
         if client is None:
             return
@@ -318,6 +413,16 @@ class Timing:
 def _bots(task) -> tuple:
     """Whom a task's game seats (tasks of other schedules may not say: timed as one kind)."""
     return tuple(getattr(task, "bots", None) or ())
+
+
+def _scheduler_gone(client) -> bool:
+    """Whether the client lost its scheduler (closed, or trying to reconnect)."""
+    status = getattr(client, "status", "running")
+    if status not in ("running", "newly-created"):
+        return True
+    comm = getattr(client, "scheduler_comm", None)
+    inner = getattr(comm, "comm", None)
+    return bool(inner is not None and getattr(inner, "closed", lambda: False)())
 
 
 def _unwrap(fut, value):
