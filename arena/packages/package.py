@@ -382,12 +382,12 @@ def _links(dest: Path, links: list) -> None:
     for rel, target in links:
         real = os.path.realpath(dest / rel)
         if real != top and not real.startswith(top + os.sep):
-            raise PackageError(f"the archive member {rel} is a link leading outside the package ({target})")
+            raise PackageError(f"the archive member {rel} is a link leading outside the package (to {target!r})")
 
 
 def _link(dest: Path, rel: PurePosixPath, target: str) -> None:
     if not _inside(dest, rel.parent, target):
-        raise PackageError(f"the archive member {rel} is a link pointing outside the package ({target})")
+        raise PackageError(f"the archive member {rel} is a link pointing outside the package (to {target!r})")
     path = dest / rel
     _mkdir(dest, rel.parent)
     if path.exists() or path.is_symlink():

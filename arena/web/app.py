@@ -28,7 +28,7 @@ from starlette.routing import Route
 from ..replay.html import SCRIPT_TEXT, STYLE_TEXT
 from . import api as json_api
 from . import history, pages, site_pages, store, views
-from .security import SecurityHeaders, page_policy, parse_id, scrub
+from .security import SecurityHeaders, page_policy, parse_id, scrub, scrub_sentence
 from ..packages.package import PackageError
 from .cache import ResponseCache
 from .player import Player
@@ -292,8 +292,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
                 sub = receive(league, author, data, keep_previous, settings)
             except QuotaExceeded as exc:
                 return 429, {"error": str(exc), "retry_after": exc.retry_after}
-            except PackageError as exc:
-                return 400, {"error": str(exc)}
+            except PackageError as exc:  # the author's own names are quoted in it: kept as written
+                return 400, {"error": scrub_sentence(str(exc), hidden)}
         pipeline.wake.set()
         return 202, sub
 
@@ -325,7 +325,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             if spooled is not None:
                 spooled.close()
         if status != 202:
-            return HTMLResponse(pages.submit_page(public(out["error"])), status_code=status,
+            return HTMLResponse(pages.submit_page(out["error"]), status_code=status,
                                 headers=_retry(out) if status == 429 else None)
         return RedirectResponse(f"/submission/{out['id']}", status_code=303)
 
@@ -360,7 +360,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             uploads["now"] -= 1
             if spooled is not None:
                 spooled.close()
-        return JSONResponse(public(out) if status != 202 else json_api.submission_json(base_url, out, public), status_code=status,
+        return JSONResponse(out if status != 202 else json_api.submission_json(base_url, out, public), status_code=status,
                             headers=_retry(out) if status == 429 else None)
 
     def api_index(request: Request) -> Response:

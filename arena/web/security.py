@@ -59,6 +59,22 @@ def scrub(value, extra: tuple[str, ...] = ()):
     return value
 
 
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.){0,300}'")
+
+
+def scrub_sentence(text: str, extra: tuple[str, ...] = ()) -> str:
+    """:func:`scrub` for a refusal that quotes what its reader sent: the quoted parts
+    (``'/etc/passwd'``, an archive member's name as the author wrote it) stay as written,
+    so the sentence still says what was refused; the rest is scrubbed."""
+    out, last = [], 0
+    for m in _QUOTED.finditer(text):
+        out.append(scrub(text[last:m.start()], extra))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(scrub(text[last:], extra))
+    return "".join(out)
+
+
 def page_policy(styles: tuple[str, ...] = (), scripts: tuple[str, ...] = (), framed: bool = False) -> str:
     """A Content-Security-Policy allowing only the given inline styles and scripts (by hash),
     images from the site itself and ``data:``, frames, forms and links to the site itself;
