@@ -440,8 +440,30 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
             answer["replay_text"] = replay_text
         for seat, out in zip(seats, answer["seats"]):
             if isinstance(seat.log, MemoryLog):
-                out["stderr_text"] = seat.log.text()
+                # the log itself: what a bot writes after game_over still lands in it (until the
+                # process's next game), and the worker takes its text when it sends the record
+                out["stderr_text"] = seat.log
     return answer
+
+
+def settle_logs(answers: list[dict], quiet_s: float = 0.02, most_s: float = 0.2) -> None:
+    """Turn the in-memory logs of ``answers`` (``files_in_record`` games) into their text,
+    once their bots have written nothing for ``quiet_s`` (at most ``most_s``): the lines a
+    bot writes after ``game_over`` are kept, as a log file keeps them."""
+    logs = [(out, out["stderr_text"]) for a in answers for out in a.get("seats") or ()
+            if isinstance(out, dict) and isinstance(out.get("stderr_text"), MemoryLog)]
+    if not logs:
+        return
+    deadline = time.monotonic() + most_s
+    sizes = [len(log.data) for _, log in logs]
+    while time.monotonic() < deadline:
+        time.sleep(quiet_s)
+        now = [len(log.data) for _, log in logs]
+        if now == sizes:
+            break
+        sizes = now
+    for out, log in logs:
+        out["stderr_text"] = log.text()
 
 
 class _Match:
