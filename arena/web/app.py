@@ -142,9 +142,12 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         return value
 
     def home(request: Request) -> Response:
-        """The leaderboard, the newest games and submissions."""
+        """The leaderboard (``?sort=rating|games|faults|bot|author``), the newest games and submissions."""
+        order = request.query_params.get("sort", "rating")
+        if order not in pages.SORTS:
+            return html(pages.error_page("Bad request", f"sort must be one of {', '.join(pages.SORTS)}"), 400)
         with views.opened(path) as league:
-            tab = views.leaderboard(league)
+            tab = pages.sort_rows(views.leaderboard(league), order)
             recent = views.recent_games(league, limit=10)
             subs = store.submissions(league, store.PUBLIC)[:10]
         return html(pages.leaderboard_page(public(tab), recent, public(subs), play_status(),
@@ -363,6 +366,26 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         return JSONResponse(out if status != 202 else json_api.submission_json(base_url, out, public), status_code=status,
                             headers=_retry(out) if status == 429 else None)
 
+    docs_dir = Path(__file__).resolve().parents[2] / "docs"
+
+    def doc_page(name: str) -> Response:
+        found = site_pages.DOCS.get(name)
+        try:
+            text = (docs_dir / found[0]).read_text(encoding="utf-8") if found else None
+        except OSError:
+            text = None
+        if text is None:
+            return not_found(f"No document {name!r}; there are: {', '.join(site_pages.DOCS)}.")
+        return html(site_pages.doc_page(found[1], text))
+
+    def protocol_doc(request: Request) -> Response:
+        """The bot protocol: the messages a bot reads and writes (docs/protocol.md)."""
+        return doc_page("protocol")
+
+    def writing_doc(request: Request) -> Response:
+        """Writing a bot: the SDK, bot packages and submitting (docs/writing-a-bot.md)."""
+        return doc_page("writing-a-bot")
+
     def api_index(request: Request) -> Response:
         """This list of every page and API endpoint."""
         return html(site_pages.api_page(endpoints(app)))
@@ -403,6 +426,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         Route("/live", live), Route("/rules", rules),
         Route("/submit", submit_form, methods=["GET"]), Route("/submit", submit_post, methods=["POST"]),
         Route("/submission/{sid:int}", submission), Route("/api", api_index),
+        Route("/docs/protocol", protocol_doc), Route("/docs/writing-a-bot", writing_doc),
         Route("/api/submissions", api_submit, methods=["POST"]),
         *json_api.read_routes(path, settings, public, live_games, play_status, base_url),
         Route("/api/withdraw", withdraw_endpoint(path, public), methods=["POST"]),

@@ -45,7 +45,8 @@ def layout(title: str, body: str, refresh_s: int | None = None) -> str:
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{meta}"
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
             "<header><strong>Project L league</strong><a href=\"/\">Leaderboard</a><a href=\"/live\">Live games</a>"
-            "<a href=\"/rules\">Rules</a><a href=\"/submit\">Submit a bot</a><a href=\"/api\">API</a></header>"
+            "<a href=\"/rules\">Rules</a><a href=\"/submit\">Submit a bot</a><a href=\"/docs/writing-a-bot\">Writing a bot</a>"
+            "<a href=\"/docs/protocol\">Protocol</a><a href=\"/api\">API</a></header>"
             f"<main><h1>{esc(title)}</h1>{body}</main></body></html>\n")
 
 
@@ -54,6 +55,11 @@ def elo_cells(row: dict | None) -> tuple[str, str]:
         return "-", "-"
     ci = row.get("elo_ci")
     return f"{row['elo']:+.1f}", (f"[{ci[0]:+.0f}, {ci[1]:+.0f}]" if ci else "-")
+
+
+def when_s(t: float | None) -> str:
+    """A time to the second (when the ratings were fitted)."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else "-"
 
 
 def when(t: float | None) -> str:
@@ -76,6 +82,21 @@ def games_table(games: list[dict]) -> str:
             + "".join(rows) + "</table>")
 
 
+#: How the leaderboard may be sorted (``/?sort=``): each a key of a row, best first.
+SORTS = {
+    "rating": lambda r: (r["elo"] is None, -(r["elo"] or 0.0), r["name"]),
+    "games": lambda r: (-r["games"], r["name"]),
+    "faults": lambda r: (-r["faults"], r["name"]),
+    "bot": lambda r: (r["base"].lower(), r["name"]),
+    "author": lambda r: (str(r["author"]).lower(), r["name"]),
+}
+
+
+def sort_rows(tab: dict, order: str) -> dict:
+    """The table with its rows sorted by ``order`` (one of :data:`SORTS`)."""
+    return dict(tab, table=sorted(tab["table"], key=SORTS[order]), sort=order)
+
+
 def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_status: str, live: int = 0) -> str:
     """``/``: the table, the newest games and submissions."""
     rows = []
@@ -86,11 +107,17 @@ def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_sta
                     f"<td>{link_author(r['author'])}</td><td class=\"num\">{elo}</td><td class=\"num\">{ci}</td>"
                     f"<td class=\"num\">{r['games']}</td><td class=\"num\">{r['faults']}</td>"
                     f"<td>{esc(r['form']) or '-'}</td><td>{esc(r['status'])}</td></tr>")
-    table = ("<table id=\"leaderboard\"><tr><th>#</th><th>bot</th><th>version</th><th>author</th><th>rating</th>"
-             "<th>95% interval</th><th>games</th><th>faults</th><th>form</th><th>status</th></tr>"
+    def head(label: str, key: str) -> str:
+        return label if tab.get("sort", "rating") == key else f'<a href="/?sort={key}">{label}</a>'
+
+    table = ("<table id=\"leaderboard\"><tr><th>#</th>"
+             f"<th>{head('bot', 'bot')}</th><th>version</th><th>{head('author', 'author')}</th>"
+             f"<th>{head('rating', 'rating')}</th><th>95% interval</th><th>{head('games', 'games')}</th>"
+             f"<th>{head('faults', 'faults')}</th><th>form</th><th>status</th></tr>"
              + "".join(rows) + "</table>") if rows else '<p class="muted">No bots yet.</p>'
-    method = (f"Ratings: {esc(tab['ratings']['method'])} on all {tab['games']} games, anchored at "
-              f"{esc(tab['ratings']['anchor'])} = 0." if tab["ratings"] else "No ratings yet.")
+    method = (f"Ratings: {esc(tab['ratings']['method'])} on {tab.get('fitted_games', tab['games'])} games, anchored at "
+              f"{esc(tab['ratings']['anchor'])} = 0, fitted {when_s(tab.get('fitted'))}." if tab["ratings"]
+              else "No ratings yet.")
     sub_rows = "".join(f'<tr><td><a href="/submission/{s["id"]}">{esc(s["entry"])}</a></td><td>{link_author(s["author"])}</td>'
                        f'<td>{status_tag(s["status"], s.get("withdrawn"))}</td><td class="muted">{when(s["submitted"])}</td></tr>'
                        for s in subs)

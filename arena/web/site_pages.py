@@ -170,3 +170,19 @@ def api_page(endpoints: list[dict]) -> str:
             f"<h2>JSON endpoints</h2><div id=\"api-json\">{table(json_)}</div>"
             f"<h2>Pages</h2><div id=\"api-pages\">{table(html_)}</div>")
     return layout("API", body)
+
+
+#: The bot authors' documents the site serves itself, by their page name.
+DOCS = {"protocol": ("protocol.md", "The bot protocol"), "writing-a-bot": ("writing-a-bot.md", "Writing a bot")}
+
+
+def doc_page(title: str, markdown: str) -> str:
+    """``/docs/NAME``: one of the project's documents for bot authors, as text (the page runs
+    no script, so the Markdown is shown as written, links to the other documents made links)."""
+    import re
+
+    text = esc(markdown)
+    text = re.sub(r"\(([a-z-]+)\.md(#[\w-]*)?\)",
+                  lambda m: f'(<a href="/docs/{m[1]}{m[2] or ""}">{m[1]}.md{m[2] or ""}</a>)'
+                  if m[1] in DOCS else m[0], text)
+    return layout(title, f'<pre class="doc">{text}</pre>')
