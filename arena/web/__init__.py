@@ -6,7 +6,10 @@ authors' tokens and submissions, kept in tables of their own in the league's SQL
 (:mod:`.store`), the pipeline from upload to ladder (:mod:`.submissions`), the background
 player that keeps league games going (:mod:`.player`), the pages (:mod:`.pages`,
 :mod:`.site_pages`, :mod:`.chart`, from the data of :mod:`.views` and :mod:`.history`), what
-keeps them whole (:mod:`.security`) and the Starlette app (:mod:`.app`, :mod:`.api`). See ``docs/leagues.md`` and
+keeps them whole (:mod:`.security`) and the Starlette app (:mod:`.app`, :mod:`.api`); what keeps
+it up in operation: the ratings refitted in the background (:mod:`.ratings`), a short-lived
+cache of public answers (:mod:`.cache`) and the ending of what a killed server left
+(:mod:`.lifetime`). See ``docs/leagues.md`` and
 ``docs/writing-a-bot.md``.
 
 May import: :mod:`arena.league`, :mod:`arena.process`, :mod:`arena.replay`,
