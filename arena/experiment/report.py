@@ -224,7 +224,7 @@ def write_report(cfg: ExperimentConfig, run: dict, charts: bool = True, strength
     if cfg.axes:
         from .sweep_report import sweep_charts, sweep_table
 
-        extra["sweep"] = sweep_table(cfg, comp, played)
+        extra["sweep"] = sweep_table(cfg, comp, played, run.get("sequential"))
     made = []
     if charts:
         made = write_charts(out, comp, played) if len(played) <= 12 else []

@@ -42,9 +42,11 @@ def _value(summary: dict, getter, rows: list[dict], metric) -> dict:
     return mean_ci([metric(r) for r in rows], [r["group"] for r in rows])
 
 
-def sweep_table(cfg, comp: dict, rows_by: dict[str, list[dict]]) -> dict:
+def sweep_table(cfg, comp: dict, rows_by: dict[str, list[dict]], seq: dict | None = None) -> dict:
     """Every figure of every cell, with its paired difference against the reference:
-    ``{slug: {"label", "cells": {name: {"mean", "low", "high", "diff": {...}, "differs"}}}}``."""
+    ``{slug: {"label", "cells": {name: {"mean", "low", "high", "diff": {...}, "differs"}}}}``;
+    with a sequential run's outcome ``seq``, the cells of its figure also hold the anytime
+    interval that decided them (``"anytime"``) when the rule measures the figure itself."""
     names = comp["rule_sets"]
     ref = names[0]
     seats = max(comp["summaries"][n]["seats"] for n in names)
@@ -60,7 +62,9 @@ def sweep_table(cfg, comp: dict, rows_by: dict[str, list[dict]]) -> dict:
             d = paired(rows_by[ref], rows_by[n], fn) if n != ref and rows_by.get(ref) else None
             differs = bool(d and d["low"] is not None and (d["low"] > 0 or d["high"] < 0))
             cells[n] = {**v, "diff": d, "differs": differs}
-        out[slug] = {"label": label, "cells": cells}
+            if seq and not cfg.stop.against and slug == _slug(cfg.stop):
+                cells[n]["anytime"] = (seq["rule_sets"].get(n) or {}).get("interval")
+        out[slug] = {"label": label, "cells": cells, "reference": ref}
     return out
 
 
@@ -76,7 +80,7 @@ def sweep_lines(cfg, table: dict, charts: list[str]) -> list[str]:
     from .report import _table
 
     axes = cfg.axes
-    ref = cfg.rule_sets[0]
+    ref = next(rs for rs in cfg.rule_sets if rs.name == next(iter(table.values()))["reference"])
     by_values = {rs.values: rs.name for rs in cfg.rule_sets if rs.values}
     unplayed = [rs.name for rs in cfg.rule_sets if all(rs.name not in f["cells"] for f in table.values())]
     lines = ["", "## Sweep", "",
@@ -149,16 +153,24 @@ def sweep_charts(out: Path, cfg, table: dict) -> list[str]:
                 mean = np.array([c["mean"] for _, c in keep], dtype=float)
                 lo = np.maximum(0.0, mean - np.array([c["low"] for _, c in keep], dtype=float))
                 hi = np.maximum(0.0, np.array([c["high"] for _, c in keep], dtype=float) - mean)
-                ax.errorbar(xs, mean, yerr=[lo, hi], fmt="o-", capsize=4, label=fig["label"])
+                ax.errorbar(xs, mean, yerr=[lo, hi], fmt="o-", capsize=4, label=f"{fig['label']} (fixed-sample 95%)")
+                anytime = [(x, c["anytime"]) for x, (_, c) in zip(xs, keep) if c.get("anytime")
+                           and c["anytime"].get("low") is not None]
+                if anytime:
+                    step = 0.12 * (min(np.diff(xs)) if len(xs) > 1 else 1)
+                    ax.errorbar([x + step for x, _ in anytime], [a["mean"] for _, a in anytime],
+                                yerr=[[max(0.0, a["mean"] - a["low"]) for _, a in anytime],
+                                      [max(0.0, a["high"] - a["mean"]) for _, a in anytime]],
+                                fmt="none", ecolor="tab:orange", capsize=3, label="anytime interval (decides the stop)")
                 for x, (_, c) in zip(xs, keep):
                     if c["differs"]:
                         ax.plot([x], [c["mean"]], "r*", ms=12)
                 rule = cfg.stop
                 if rule is not None and rule.kind == "target" and slug == _slug(rule):
                     ax.axhspan(rule.low, rule.high, color="tab:green", alpha=0.15, label="target")
-                ref = cells.get(cfg.rule_sets[0].name)
+                ref = cells.get(fig["reference"])
                 if ref and ref["mean"] is not None:
-                    ax.axhline(ref["mean"], color="grey", ls="--", lw=0.8, label=f"reference ({cfg.rule_sets[0].name})")
+                    ax.axhline(ref["mean"], color="grey", ls="--", lw=0.8, label=f"reference ({fig['reference']})")
                 if not numeric:
                     ax.set_xticks(xs, [_label(v) for v, _ in keep])
                 ax.set_xlabel(a.name)
