@@ -373,7 +373,12 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
             request["replay_path"] = str(replay)
         if request.get("log_dir"):
             request["log_dir"] = str(plugin.root / "logs")  # one folder per run: pooled processes stay keyed alike
-    pool = plugin.pool() if referee else None
+    from ..tournament.executors import uses_pool
+
+    # bot processes live in the worker's pool across games: the referee's, and a game
+    # function's of its own that plays through the referee (an experiment's)
+    pooled = referee or (payload.get("play") != "inprocess" and uses_pool(payload.get("game_fn")))
+    pool = plugin.pool() if pooled else None
     root = plugin.root
     plugin.renew()
     plugin.active += 1

@@ -43,7 +43,7 @@ def fingerprint(cfg: ExperimentConfig) -> dict:
     return base
 
 
-def experiment_game(request: dict, play: str = "inprocess", keep_replay: bool = False) -> dict:
+def experiment_game(request: dict, pool=None, play: str = "inprocess", keep_replay: bool = False) -> dict:
     """Worker side: play one game and add ``colours``: each seat's completed puzzles by colour.
 
     The game is re-simulated from its replay (written to a temporary file unless the
@@ -59,7 +59,8 @@ def experiment_game(request: dict, play: str = "inprocess", keep_replay: bool = 
         os.close(fd)
         request = {**request, "replay_path": tmp}
     try:
-        outcome = fn(request)
+        # bot processes come from the worker's pool and go back to it, as a tournament's do
+        outcome = fn(request) if play == "inprocess" else fn(request, pool)
         game = resimulate(load_replay(request["replay_path"]))
     finally:
         if tmp is not None and os.path.exists(tmp):
@@ -72,6 +73,9 @@ def experiment_game(request: dict, play: str = "inprocess", keep_replay: bool = 
     if tmp is not None:
         outcome["replay_path"] = None
     return outcome
+
+
+experiment_game.uses_pool = True  # the worker passes its pool of live bot processes
 
 
 def game_row(rule_set: str, task, outcome: dict) -> dict:

@@ -98,6 +98,8 @@ def execute(payload: dict, pool=None) -> dict:
         else:
             from ..referee import play_game as fn
             args = (pool,)
+    elif uses_pool(fn):  # a game function of its own that plays through the referee (experiments)
+        args = (pool,)
     wall, cpu = time.perf_counter(), time.process_time()
     outcome = fn(payload["request"], *args)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -105,6 +107,12 @@ def execute(payload: dict, pool=None) -> dict:
         log.debug("game %s played: ranking %s, %.3f s", payload.get("key"), outcome["result"]["ranking"],
                   outcome.get("duration_s") or 0.0)
     return {"outcome": outcome, "worker": _WORKER or _worker_name(), "cpu_s": cpu, "wall_s": wall}
+
+
+def uses_pool(fn) -> bool:
+    """Whether a game function takes the worker's pool of bot processes as its second
+    argument (it says so with ``uses_pool = True``; a ``functools.partial`` of one too)."""
+    return bool(getattr(fn, "uses_pool", False) or getattr(getattr(fn, "func", None), "uses_pool", False))
 
 
 _WORKER = ""  # "host:pid", set once in each local worker process
