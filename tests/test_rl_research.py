@@ -122,3 +122,26 @@ def test_vector_env_steps_and_resets_in_the_same_step():
             ended += 1
     assert ended >= 1
     v.close()
+
+
+def test_masked_sampling_draws_what_discrete_draws():
+    """The environments' action space samples a mask faster, and draws the same index as
+    Gymnasium's ``Discrete`` from the same seed; anything but a 0/1 int8 mask goes to it."""
+    from gymnasium.spaces import Discrete
+
+    from arena.rl.aec import MaskedDiscrete
+
+    ours, theirs = MaskedDiscrete(60), Discrete(60)
+    ours.seed(5)
+    theirs.seed(5)
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        mask = (rng.random(60) < 0.15).astype(np.int8)
+        a, b = ours.sample(mask), theirs.sample(mask)
+        assert a == b and type(a) is type(b)
+    assert ours.sample(np.zeros(60, np.int8)) == 0 and ours == theirs
+    with pytest.raises(AssertionError):
+        ours.sample(np.full(60, 2, np.int8))
+    env = ProjectLGym("random", json_obs=False)
+    assert isinstance(env.action_space, MaskedDiscrete)
+    assert isinstance(aec.raw_env().action_space("seat_0"), MaskedDiscrete)
