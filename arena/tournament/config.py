@@ -427,7 +427,7 @@ def _bots(src, value, play: str) -> list[BotEntry]:
         path = ("bots", i)
         if isinstance(item, str):
             item = {"bot": item}
-        item = _mapping(src, path, item, BOT_KEYS | ({"base"} if "base" in (item or {}) else set()))
+        item = _mapping(src, path, item, BOT_KEYS)
         if ("bot" in item) == ("cmd" in item):
             raise src.error(path, "give exactly one of 'bot' (a registered name) or 'cmd' (a command line)")
         options = _mapping(src, path + ("options",), item.get("options"), set(item.get("options") or {}))
@@ -445,7 +445,7 @@ def _bots(src, value, play: str) -> list[BotEntry]:
                                     "runs installed code")
             entry = BotEntry(item.get("name", bot), bot, None, dict(options), time_control=tc)
         else:
-            here = item.get("base") or base
+            here = base
             try:
                 entry = BotEntry.command(item["cmd"], here, item.get("name"), options=dict(options),
                                          program_dir=_opt_str(src, path + ("program_dir",), item.get("program_dir")),
