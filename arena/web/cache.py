@@ -5,7 +5,8 @@
 ``max_body`` bytes is kept for ``ttl_s`` seconds under its path and query, and served from
 memory in that time. Requests for a page that is being rendered wait for that rendering
 instead of starting their own (one flight per page), so a hundred visitors of the
-leaderboard cost one rendering a ``ttl_s``. The cache holds at most ``max_entries``
+leaderboard cost one rendering a ``ttl_s`` (an answer that is not kept, a 404, is still
+shared by the requests that waited for it). The cache holds at most ``max_entries``
 responses and ``max_bytes`` in all (the oldest go first), so its memory is bounded
 whatever is asked. Nothing private passes through it: every page it keeps is public,
 and the links in pages and API answers are built from the configured public URL, never
@@ -79,18 +80,21 @@ class ResponseCache:
             await self.app(scope, receive, send)
             return
         key = (scope.get("path"), scope.get("query_string", b""), _generation[0])
-        for _ in range(2):
-            hit = self._fresh(key)
-            if hit is not None:
+        hit = self._fresh(key)
+        if hit is not None:
+            self.hits += 1
+            await self._replay(send, hit[1], hit[2])
+            return
+        flight = self.flights.get(key)
+        if flight is not None:  # the same page is being rendered: take its answer, whatever it is
+            await flight[0].wait()
+            if flight[1]:
                 self.hits += 1
-                await self._replay(send, hit[1], hit[2])
+                await self._replay(send, *flight[1])
                 return
-            flight = self.flights.get(key)
-            if flight is None:
-                break
-            await flight.wait()  # the same page is being rendered: take its answer
         self.misses += 1
-        flight = self.flights[key] = asyncio.Event()
+        flight = (asyncio.Event(), [])
+        self.flights[key] = flight
         start: dict = {}
         chunks: list[bytes] = []
         state = {"size": 0, "whole": True}
@@ -109,8 +113,11 @@ class ResponseCache:
         generation = _generation[0]
         try:
             await self.app(scope, receive, capture)
-            if start.get("status") == 200 and state["whole"] and generation == _generation[0]:
-                self._keep(key, dict(start), b"".join(chunks))
+            if state["whole"] and start.get("status", 500) < 500:
+                flight[1].extend((dict(start), b"".join(chunks)))
+                if start.get("status") == 200 and generation == _generation[0]:
+                    self._keep(key, dict(start), b"".join(chunks))
         finally:
-            del self.flights[key]
-            flight.set()
+            if self.flights.get(key) is flight:
+                del self.flights[key]
+            flight[0].set()
