@@ -116,7 +116,9 @@ def test_editable_finders_and_path_files_are_read(tmp_path):
 @pytest.mark.parametrize("commands, names", [
     (["python v2/bot.py", "python v1/bot.py"], ["v2/bot", "v1/bot"]),
     (["python a/x/bot.py", "python b/x/bot.py", "python c.py"], ["a/x/bot", "b/x/bot", "c"]),
-    (["python bot.py", "python bot.py --fast"], ["bot", "bot-2"]),
+    (["python bot.py", "python bot.py --fast"], ["bot", "bot-fast"]),
+    (["python m.py good", "python m.py illegal"], ["m-good", "m-illegal"]),
+    (["python bot.py", "python bot.py"], ["bot", "bot-2"]),
     (["node greedy.js"], ["js/greedy"]),
 ])
 def test_distinct_names_are_the_shortest_paths_that_tell_bots_apart(commands, names):

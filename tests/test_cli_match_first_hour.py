@@ -34,7 +34,8 @@ def test_the_typed_order_decides_the_candidate_names_and_cmd_bots_alike(tmp_path
     doc = yaml.safe_load(path.read_text())
     assert doc["bots"] == [{"cmd": f"{PY} {MISBEHAVE} good"}, "greedy"]
     cfg = load_config(path)
-    assert cfg.format_options["candidate"] == "good" and cfg.format_options["baseline"] == "greedy"
+    # a command bot is named after its script (its mode argument tells two of them apart)
+    assert cfg.format_options["candidate"] == "misbehave" and cfg.format_options["baseline"] == "greedy"
 
 
 def test_typed_order_reads_the_raw_line_back():
@@ -97,7 +98,7 @@ def test_validate_reports_a_missing_script(tmp_path):
 # ---------------------------------------------------------------- 3. check-bot on a missing file
 def test_check_bot_says_a_missing_file_does_not_exist(tmp_path):
     r = run("check-bot", "--", "./nope.sh", ok=False)
-    assert "the file './nope.sh' does not exist" in r.stderr and "unprivileged" not in r.stderr
+    assert "the program './nope.sh' was not found in" in r.stderr and "unprivileged" not in r.stderr
 
 
 # ---------------------------------------------------------------- 4.-6. resuming
@@ -151,13 +152,13 @@ def test_each_game_line_says_how_it_ended_and_games_jsonl_keeps_faults(tmp_path)
     lines = [x for x in r.stdout.splitlines() if x.startswith("Finished game")]
     assert len(lines) == 2
     for line in lines:
-        assert "{illegal: illegal_action at move " in line, line
+        assert "{misbehave: illegal_action at move " in line, line
         assert " : " in line.split("scores ")[1], line
     rows = [json.loads(x) for x in (out / "games.jsonl").read_text().splitlines()]
     for row in rows:
         assert row["end"] == "fault" and row["faults"][0]["verdict"] == "illegal_action"
-        assert row["faults"][0]["bot"] == "illegal" and isinstance(row["faults"][0]["move"], int)
-        assert row["forfeited"][row["bots"].index("illegal")] is True
+        assert row["faults"][0]["bot"] == "misbehave" and isinstance(row["faults"][0]["move"], int)
+        assert row["forfeited"][row["bots"].index("misbehave")] is True
     clean = run("match", "greedy", "random", "--games", 2, "--inprocess", "-j", 1, "--output", tmp_path / "c",
                 "--no-replays")
     line = next(x for x in clean.stdout.splitlines() if x.startswith("Finished game"))

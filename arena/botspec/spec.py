@@ -126,7 +126,8 @@ def default_name(words) -> str:
 def distinct_names(commands: list, taken=()) -> list[str]:
     """Names for command-line bots (each a list of anchored words): the file name's stem
     where that is unique, else the shortest trailing path that tells them apart
-    (``v2/bot``, ``v1/bot``), else a number (``bot-2``) for the same program typed twice.
+    (``v2/bot``, ``v1/bot``), else the word in which their commands differ (``bot-fast``,
+    ``bot-slow`` for ``bot.py --fast`` and ``bot.py --slow``), else a number (``bot-2``).
     ``taken``: names already used (registered bots typed on the same line)."""
     paths = [os.path.normpath(_program_path(c)) for c in commands]
     parts = [[p for p in path.split(os.sep) if p] for path in paths]
@@ -152,6 +153,21 @@ def distinct_names(commands: list, taken=()) -> list[str]:
         for i in grow:
             depth[i] += 1
     names = [name(i) for i in range(len(paths))]
+    # the same program typed with other arguments (``bot.py --fast``, ``bot.py --slow``):
+    # named by the first word in which its command differs from the others of its name
+    words = [list(c) for c in commands]
+    for n in set(names):
+        same = [i for i, m in enumerate(names) if m == n]
+        if len(same) < 2:
+            continue
+        for i in same:
+            others = [words[j] for j in same if j != i and words[j] != words[i]]
+            if not others:
+                continue
+            diff = next((w for k, w in enumerate(words[i]) if all(k >= len(o) or o[k] != w for o in others)), None)
+            tag = re.sub(r"[^A-Za-z0-9_.+]+", "-", os.path.basename(diff or "")).strip("-") if diff else ""
+            if tag:
+                names[i] = f"{n}-{tag}"
     out: list[str] = []
     for n in names:
         candidate, k = n, 2

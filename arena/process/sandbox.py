@@ -788,7 +788,9 @@ class Sandbox:
             # every path the program needs (its venv and the installation it links to, its
             # folder, what it declared), as the strict tier would show them
             exe, script = program_files(argv, env)
-            needed = [a for a in (exe, script) if a] + _read_only_paths(argv, env, program_dir, read_only)
+            needed = [a for a in (exe, script) if a]
+            # a folder closed itself (mode 0700) cannot be bridged: the files above stand for it
+            needed += [p for p in _read_only_paths(argv, env, program_dir, read_only) if _open_to_others(p)]
             blocked = [a for a in dict.fromkeys(needed) if not world_accessible(a)]
             if launch.cwd is None and not _enterable(os.getcwd()):
                 # none: the arena's folder is closed to the bot's user, so it gets a folder of its own
