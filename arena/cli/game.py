@@ -205,8 +205,13 @@ def replay_cmd(
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Colour the pieces (default: if a terminal)."),
     html_out: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html",
                                             help="Write a self-contained HTML viewer of the game instead."),
+    game: Optional[int] = typer.Option(None, "--game", "-g", min=1, metavar="N",
+                                       help="Of a --games-out file (a replay per line): game N (default the first)."),
 ) -> None:
-    """Re-simulate a saved game, print it turn by turn, and fail if it does not reproduce."""
+    """Re-simulate a saved game, print it turn by turn, and fail if it does not reproduce.
+
+    PATH is a replay file (`arena play --replay`, a tournament's replays/) or a file of
+    one replay per line (`arena match --games-out`), of which --game N picks one."""
     from ..replay.render import use_color
     from ..replay.view import show_replay
 
@@ -217,14 +222,14 @@ def replay_cmd(
     if html_out is not None:
         from ..replay.html import write_html
 
-        out = write_html(path, html_out)
+        out = write_html(path, html_out, game_number=game)
         typer.echo(f"{path}: reproduces; viewer written to {out}")
         return
     if color is None:
         color = use_color()
     if color:
         _keep_colour()
-    show_replay(path, quiet=quiet, color=color)
+    show_replay(path, quiet=quiet, color=color, game_number=game)
 
 
 def _keep_colour() -> None:
