@@ -29,6 +29,8 @@ and on Dask workers). The request, with its defaults::
      "log_dir": str or None,                   # None: bots' stderr is not kept
      "files_in_record": bool,                  # False: True keeps the replay and the logs out of the
                                                # disk: the answer carries them (see below)
+     "defer_logs": bool,                       # False: with files_in_record, True leaves each seat's
+                                               # log open in the answer for settle_logs()
      "fresh_process": bool,                    # False: with a pool, reuse live bot processes
      "max_games_per_process": int,             # 100: games a pooled process plays at most
      "protocol_log": {"path": str, "game": str} or None,  # None: every line to and from the bots,
@@ -205,6 +207,7 @@ def normalize(request: dict) -> dict:
         "fresh_process": bool(request.get("fresh_process", False)),
         "max_games_per_process": request.get("max_games_per_process") or DEFAULT_MAX_GAMES,
         "files_in_record": bool(request.get("files_in_record", False)),
+        "defer_logs": bool(request.get("defer_logs", False)),
         "protocol_log": request.get("protocol_log") or None,
     }
     if out["replay_path"] and not out["files_in_record"] and not Path(out["replay_path"]).resolve().parent.is_dir():
@@ -440,9 +443,10 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
             answer["replay_text"] = replay_text
         for seat, out in zip(seats, answer["seats"]):
             if isinstance(seat.log, MemoryLog):
-                # the log itself: what a bot writes after game_over still lands in it (until the
-                # process's next game), and the worker takes its text when it sends the record
-                out["stderr_text"] = seat.log
+                # with defer_logs, the log itself: what a bot writes after game_over still lands
+                # in it (until the process's next game), and the caller takes its text later
+                # (settle_logs: a Dask worker, when it sends the batch's records)
+                out["stderr_text"] = seat.log if req["defer_logs"] else seat.log.text()
     return answer
 
 

@@ -365,6 +365,7 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
         # the referee keeps the replay and the logs in memory and the record carries them:
         # nothing of the game touches this worker's disk; the paths only name the files
         request["files_in_record"] = True
+        request["defer_logs"] = True  # play_batch takes the logs' text at the end (settle_logs)
     elif collect:
         if request.get("replay_path"):
             # a folder per game, the file under its own name: the logs are named after it

@@ -364,7 +364,11 @@ class LineTransport:
             # arrived in time while the arena was busy with another bot (parallel handshakes).
             if not self._poll_out.poll(max(0.0, left) * 1000):
                 if left <= 0:
-                    raise BotTimeout("no reply before the deadline")
+                    if self.proc is not None and self.proc.poll() is not None:
+                        # it died (a child it left still holds its stdout): a crash, with its last words
+                        raise self._crashed("exited without a reply")
+                    tail = self.stderr_tail(200)
+                    raise BotTimeout("no reply before the deadline" + (f"; its stderr ends: {tail}" if tail else ""))
                 continue
             try:
                 chunk = os.read(self._out_fd, 1 << 16)
