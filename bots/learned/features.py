@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from engine.actions import FINISH, OVER, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
 
-from bots.planner.evaluate import _solo_term
+from bots.planner.evaluate import _solo_term, ready_plans
 
 #: names of the features, in order (the weights file stores them and is checked against them)
 NAMES = (
@@ -101,37 +101,8 @@ def _plan(puzzles, supply, actions, e, ctx, cap) -> list:
     which plans are pursued is decided as :func:`bots.planner.evaluate._plan` decides."""
     w = ctx.w
     points = ctx.points
-    recess = ctx.recess
-    levels = ctx.levels
-    left = list(supply)
-    solver = ctx.solver
-    shape_of = ctx.shape_of
     ef = w.cell * e
-    plans = []
-    for card, filled in puzzles:
-        empty = recess[card] & ~filled
-        plans.append((bin(empty).count("1"), -points[card], card, filled, empty))
-    plans.sort(key=lambda t: (t[0], t[1]))
-    ready = []
-    later = []
-    for item in plans:
-        sol = solver.complete(item[4], left)
-        if sol is not None:
-            for pid in sol:
-                left[shape_of[pid]] -= 1
-            ready.append((item, len(sol), item[0], 1.0))
-        else:
-            later.append(item)
-    for item in later:
-        acq, ms, rest = solver.cheapest(item[4], left)
-        if ms is None:
-            ready.append((item, 99, 0, 0.0))
-            continue
-        alloc = sum((a - b) * lv for a, b, lv in zip(left, rest, levels))
-        left = rest
-        ready.append((item, acq + sum(ms), alloc, w.unsure))
-    feasible = sum(1 for r in ready if r[3] == 1.0)
-    share = 1.0 - w.master * (feasible - 1) / feasible if feasible > 1 and ctx.master else 1.0
+    ready, share, left = ready_plans(puzzles, list(supply), ctx)
     out = [0.0] * 8
     used = 0.0
     cells = 0.0
@@ -163,7 +134,7 @@ def _plan(puzzles, supply, actions, e, ctx, cap) -> list:
             out[4] += fail
             out[5] += alloc * e
             cells += alloc
-    left_cells = sum(n * lv for n, lv in zip(left, levels))
+    left_cells = sum(n * lv for n, lv in zip(left, ctx.levels))
     out[6] = left_cells * e
     if cap is not None and cells + left_cells > cap:
         out[7] = (cells + left_cells - cap) * e

@@ -196,13 +196,17 @@ def _planned(puzzles, supply, actions, ef, ctx, cap) -> float:
     return value
 
 
-def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
-    """Worth of the unfinished ``puzzles`` ((card, filled) pairs) and the ``supply``."""
+def ready_plans(puzzles, supply, ctx) -> tuple[list, float, list]:
+    """Which plans are pursued, and at what cost: ``(ready, share, left)``, where each of
+    ``ready`` is ``((empty cells, -points, card, filled, empty), pieces needed, capital
+    allocated, trust)``: puzzles the supply completes now first (trust 1), then the rest
+    priced by the cheapest acquisitions, each taking from what the earlier left; ``share``
+    is what the master action saves when several plans run in parallel, and ``left`` the
+    supply no plan takes."""
     w = ctx.w
     points = ctx.points
     recess = ctx.recess
     levels = ctx.levels
-    value = 0.0
     left = supply[:]
     solver = ctx.solver
     shape_of = ctx.shape_of
@@ -233,6 +237,15 @@ def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
     # the master action places on several puzzles at once: parallel plans cost less
     feasible = sum(1 for r in ready if r[3] == 1.0)
     share = 1.0 - w.master * (feasible - 1) / feasible if feasible > 1 and ctx.master else 1.0
+    return ready, share, left
+
+
+def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
+    """Worth of the unfinished ``puzzles`` ((card, filled) pairs) and the ``supply``."""
+    w = ctx.w
+    points = ctx.points
+    value = 0.0
+    ready, share, left = ready_plans(puzzles, supply, ctx)
     used = 0.0
     cells = 0.0  # capital cells counted by the plans (pieces back, rewards, allocations)
     for (_, _, card, filled, empty), need, alloc, trust in ready:
@@ -260,7 +273,7 @@ def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
         else:
             value += abandon
             cells += alloc
-    left_cells = sum(n * lv for n, lv in zip(left, levels))
+    left_cells = sum(n * lv for n, lv in zip(left, ctx.levels))
     value += left_cells * ef
     if cap is not None and cells + left_cells > cap:
         # capital beyond what the puzzles left can use is worth nothing (Weights.usable)
