@@ -149,3 +149,18 @@ def _by_value() -> None:
 
 
 _by_value()
+
+
+def wait_nothing_left(address: str, timeout: float = 30) -> None:
+    """Wait until no worker of the scheduler at ``address`` holds anything of the arena's
+    games (folders, bot working folders, bot processes); fail with what is left."""
+    from distributed import Client
+
+    with Client(address, timeout="30s") as client:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = client.run(worker_leftovers)
+            if all(not v["arena"] and not v["sandbox"] and not v["children"] for v in left.values()):
+                return
+            assert time.monotonic() < deadline, left
+            time.sleep(0.5)

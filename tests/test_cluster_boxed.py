@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster_box import BoxedCluster, require_box, worker_leftovers
+from cluster_box import BoxedCluster, require_box, wait_nothing_left, worker_leftovers
 
 distributed = pytest.importorskip("distributed")
 
@@ -119,14 +119,7 @@ def client_of(box):
 
 
 def assert_nothing_left(box) -> None:
-    with client_of(box) as client:
-        deadline = time.monotonic() + 30
-        while True:
-            left = client.run(worker_leftovers)
-            if all(not v["arena"] and not v["sandbox"] and not v["children"] for v in left.values()):
-                break
-            assert time.monotonic() < deadline, left
-            time.sleep(0.5)
+    wait_nothing_left(box["cluster"].address)
 
 
 def test_the_workers_cannot_see_the_coordinator(box):
