@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster_box import BoxedCluster, require_box, wait_nothing_left, worker_leftovers
+from cluster_box import BoxedCluster, require_box, wait_nothing_left
 
 distributed = pytest.importorskip("distributed")
 
