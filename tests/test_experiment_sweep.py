@@ -100,7 +100,7 @@ def test_a_bad_sweep_names_the_file_line_and_field(tmp_path, sweep, field, words
     path = sweep_file(tmp_path, sweep)
     with pytest.raises(ConfigError) as err:
         load_experiment(path)
-    assert f"sweep.yaml, line " in str(err.value) and f"field '{field}'" in str(err.value)
+    assert "sweep.yaml, line " in str(err.value) and f"field '{field}'" in str(err.value)
     assert words in str(err.value)
     result = CliRunner().invoke(app, ["experiment", str(path), "--check"])
     assert result.exit_code != 0 and "Traceback" not in result.output and field in result.output
