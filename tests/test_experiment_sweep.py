@@ -134,3 +134,16 @@ def test_seats_override_replays_the_file_at_another_player_count(tmp_path):
     assert out["games"] == 6 and all(s["seats"] == 3 for s in out["summaries"].values())
     bad = CliRunner().invoke(app, ["experiment", str(path), "--seats", "4", "--check"])
     assert bad.exit_code != 0 and "--seats 4: give 1 to 3" in bad.output and "Traceback" not in bad.output
+
+
+def test_validate_knows_an_experiment_by_its_sweep_alone(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nseats: 2\nbots: [random, greedy]\ngames: 2\nexecutor: inprocess\n"
+                    "sweep:\n  actions_per_turn: [2, 3]\n")
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "validate", str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "valid experiment" in done.stdout and "actions_per_turn=3" in done.stdout

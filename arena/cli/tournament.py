@@ -15,14 +15,17 @@ from ..errors import ArenaError, UsageError
 def validate_cmd(
     file: Path = typer.Argument(..., help="A tournament or experiment file (YAML)."),
 ) -> None:
-    """Check a tournament file (or an experiment file, which has rule_sets) without running it."""
+    """Check a tournament file (or an experiment file, which has rule_sets, sweep, until or
+    target) without running it."""
     from ..tournament.config import validate
     from ..tournament.schedule import group_count, total_games
     from ..tournament.yamlsource import load_with_lines
 
     src = load_with_lines(file)  # read once: a field of thousands of bots is a big file
     doc = src.value
-    if isinstance(doc, dict) and "rule_sets" in doc:
+    from ..experiment.config import OWN_KEYS
+
+    if isinstance(doc, dict) and any(key in doc for key in OWN_KEYS if key != "description"):
         from ..experiment import load_experiment
 
         exp = load_experiment(file)
