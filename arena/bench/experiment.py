@@ -73,6 +73,36 @@ def through_runner(spec: RuleSpec, bots=("greedy", "greedy"), games: int = 60, w
     return {"workers": workers, "games": run["played"], "games_per_s": run["games_per_s"]}
 
 
+def processes_vs_tournament(games: int = 40, workers: int = 2) -> dict:
+    """The same games of bot processes (greedy against a copy, base rules, sandbox none)
+    played as a tournament and as an experiment of one rule set: games per second of each,
+    and the ratio (an experiment reuses its bots' processes as a tournament does)."""
+    import subprocess
+    import sys
+
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="arena-bench-exp-") as tmp:
+        common = ["name: bench", "seats: 2", "bots: [greedy, {name: greedy-b, bot: greedy}]", f"games: {games}",
+                  "seed: 1", f"concurrency: {workers}", "sandbox: none", "executor: {type: local, play: bots}",
+                  "replays: false"]
+        for kind, extra in (("tournament", []), ("experiment", ["rule_sets:", "  - name: base"])):
+            path = Path(tmp) / f"{kind}.yaml"
+            path.write_text("\n".join(common + [f"output: {Path(tmp) / kind}"] + extra + [""]), encoding="utf-8")
+            argv = [sys.executable, "-m", "arena.cli", "experiment" if kind == "experiment" else "run", str(path)]
+            if kind == "tournament":
+                argv.append("--no-progress")
+            t0 = time.perf_counter()
+            done = subprocess.run(argv, capture_output=True, text=True)
+            wall = time.perf_counter() - t0
+            if done.returncode != 0:
+                raise RuntimeError(f"the {kind} of the benchmark failed: {done.stderr[-500:]}")
+            out[kind] = games / wall
+    out["ratio"] = out["experiment"] / out["tournament"]
+    out["games"] = games
+    out["workers"] = workers
+    return out
+
+
 def file_scale() -> dict:
     """Seconds to validate a 432-cell sweep; milliseconds for one interval over 1,000 groups."""
     import random
@@ -105,5 +135,6 @@ def bench_experiment(games: int = 60, variants: tuple[str, ...] = ("revised",), 
     out = {"rules": spec.label(), "bots": list(bots), "one_core": one_core(spec, bots, games)}
     if runner:
         out["runner"] = [through_runner(spec, bots, games, w) for w in (1, 2)]
+        out["processes"] = processes_vs_tournament()
     out["scale"] = file_scale()
     return out

@@ -140,6 +140,11 @@ def bench_experiment_cmd(
     for r in result.get("runner", []):
         typer.echo(f"  through the runner, {r['workers']} worker{'s' if r['workers'] > 1 else ''}: "
                    f"{r['games_per_s']:.1f} games/s ({r['games']} games, every row stored)")
+    pr = result.get("processes")
+    if pr:
+        typer.echo(f"  bot processes, {pr['games']} games at {pr['workers']} workers (command start included): "
+                   f"experiment {pr['experiment']:.1f} games/s, tournament {pr['tournament']:.1f} games/s: "
+                   f"{pr['ratio']:.0%}")
     sc = result["scale"]
     typer.echo(f"  validate a sweep of {sc['cells']} rule sets: {sc['validate_s']:.2f} s; "
                f"one anytime interval over 1,000 groups: {sc['interval_ms']:.0f} ms")
