@@ -111,7 +111,10 @@ def editable_paths(prefix: str) -> list[str]:
                 line = line.strip()
                 if not line or line.startswith(("#", "import ")) or not os.path.isabs(line) or not os.path.isdir(line):
                     continue
-                out += _packages_in(line)
+                # another environment's site-packages is shown whole (vendored libraries beside
+                # the packages, e.g. numpy.libs); a project's folder only by its packages
+                out += [line] if os.path.basename(line.rstrip("/")) in ("site-packages", "dist-packages") \
+                    else _packages_in(line)
     seen: list[str] = []
     for p in out:
         p = os.path.realpath(p)
@@ -130,8 +133,8 @@ def _packages_in(folder: str) -> list[str]:
         return out
     for name in names:
         d = os.path.join(folder, name)
-        if os.path.isfile(os.path.join(d, "__init__.py")) or (name.endswith(".py") and os.path.isfile(d)) \
-                or (name.endswith((".dist-info", ".egg-info")) and os.path.isdir(d)):
+        if os.path.isfile(os.path.join(d, "__init__.py")) or (name.endswith((".py", ".so")) and os.path.isfile(d)) \
+                or (name.endswith((".dist-info", ".egg-info", ".libs")) and os.path.isdir(d)):
             out.append(d)
     return out
 
