@@ -145,7 +145,8 @@ def threads_cluster():
 
 
 @pytest.mark.slow
-def test_a_worker_that_cannot_give_the_tier_passes_its_games_to_one_that_can(threads_cluster, tmp_path, monkeypatch):
+def test_a_worker_that_cannot_give_the_tier_passes_its_games_to_one_that_can(threads_cluster, tmp_path, monkeypatch,
+                                                                             capsys):
     from dataclasses import replace
 
     from distributed import get_worker
@@ -176,6 +177,19 @@ def test_a_worker_that_cannot_give_the_tier_passes_its_games_to_one_that_can(thr
     summary = run_tournament(cfg, progress=False, echo=lambda _t: None, on_game=lambda t, o: seen.append(o))
     assert summary["stored"] == 6 and summary["failed"] == 0
     assert {o["sandbox"]["tier"] for o in seen} == {"strict"}
+    said = capsys.readouterr().err
+    # the run says how many workers it has, and which refuses its tier (once)
+    assert "the cluster has 2 workers" in said, said
+    assert said.count("cannot give the strict sandbox tier") == 1, said
+    # with a fallback the refusing worker plays basic: the run says what its games really had
+    fallback = replace(cfg, output=tmp_path / "fb", sandbox={"tier": "strict", "fallback": "basic"}, rounds=4)
+    had = []
+    run_tournament(fallback, progress=False, echo=lambda _t: None, on_game=lambda t, o: had.append(o["sandbox"]["tier"]))
+    said = capsys.readouterr().err
+    if "basic" in had:
+        assert f"basic ({had.count('basic')} game" in said and "the workers' games ran in" in said, said
+    else:
+        assert "the workers' games ran in" not in said, said
     # the pool of the worker that played: its bot processes served several games
     pids = [s["pid"] for o in seen for s in o["seats"]]
     assert len(set(pids)) < len(pids)
