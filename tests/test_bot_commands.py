@@ -283,3 +283,48 @@ def test_an_ordinary_user_types_the_same_commands(tmp_path):
         code, stdout, stderr = answer[key]
         assert code == 0, f"{key}: {stderr}"
         no_faults(json.loads(stdout))
+
+
+READER = textwrap.dedent('''\
+    import random, sys
+    from arena.sdk import Bot
+
+    class Reader(Bot):
+        name, version, want_legal = "reader", "1.0", True
+
+        def act(self, observation):
+            return random.choice(self.legal)
+
+    if __name__ == "__main__":
+        with open(sys.argv[1]) as f:   # its opening book, in a folder it declared
+            f.read()
+        Reader().run()
+''')
+
+
+def test_a_tournament_file_declares_the_folders_its_bot_may_read(work):
+    (work / "data").mkdir(exist_ok=True)
+    (work / "data").chmod(0o755)
+    (work / "data" / "book.txt").write_text("opening\n")
+    (work / "reader").mkdir(exist_ok=True)  # its program's folder: data/ lies outside it
+    (work / "reader").chmod(0o755)
+    (work / "reader" / "reader.py").write_text(READER)
+    for name, extra in (("declared", "read_only: [data]"), ("undeclared", "")):
+        (work / f"{name}.yaml").write_text(textwrap.dedent(f"""\
+            name: {name}
+            seats: 2
+            bots:
+              - random
+              - {{name: reader, cmd: python reader/reader.py data/book.txt, {extra or 'options: {}'}}}
+            games: 2
+            concurrency: 1
+            output: results/{name}
+        """))
+    ok = arena(["run", "declared.yaml", "--json"], work)
+    assert ok.returncode == 0, ok.stderr[-3000:]
+    assert {r["bot"]: r["faults"] for r in json.loads(ok.stdout)["standings"]}["reader"] == 0
+    # without read_only the strict sandbox shows it nothing of data/: it cannot start
+    if best_tier()[0] == "strict":
+        hidden = arena(["run", "undeclared.yaml", "--json", "--no-check"], work)
+        rows = {r["bot"]: r for r in json.loads(hidden.stdout)["standings"]}
+        assert rows["reader"]["faults"] >= 1, rows
