@@ -1,4 +1,4 @@
-"""A line chart as inline SVG (no script, no build step): rating over games played."""
+"""Charts as inline SVG (no script, no build step): rating over games played, and a row's small trend line."""
 
 from __future__ import annotations
 
@@ -51,3 +51,29 @@ def line_chart(series: dict[str, list[tuple[float, float]]], width: int = 640, h
                    f'{escape(label)}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def sparkline(points: list[tuple[float, float]], label: str = "", width: int = 120, height: int = 26) -> str:
+    """A small inline SVG of one series (``[(games, elo), ...]``, oldest first) for a table
+    cell: the line, its last point, and a title naming the first and last values."""
+    if not points:
+        return '<span class="muted">-</span>'
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    pad = 2.5
+
+    def px(x: float) -> float:
+        return pad + ((x - x0) / (x1 - x0) if x1 > x0 else 1.0) * (width - 2 * pad)
+
+    def py(y: float) -> float:
+        return pad + (1 - ((y - y0) / (y1 - y0) if y1 > y0 else 0.5)) * (height - 2 * pad)
+
+    coords = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
+    rise = ys[-1] - ys[0]
+    colour = "#1b7f2a" if rise > 0.5 else "#b3261e" if rise < -0.5 else "#555"
+    title = (f"{label}: " if label else "") + (f"{ys[0]:+.0f} after {xs[0]:.0f} games, {ys[-1]:+.0f} after "
+                                               f"{xs[-1]:.0f} games ({len(points)} fits)")
+    return (f'<svg class="spark" role="img" aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg" '
+            f'width="{width}" height="{height}" viewBox="0 0 {width} {height}"><title>{escape(title)}</title>'
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{coords}"/>'
+            f'<circle cx="{px(xs[-1]):.1f}" cy="{py(ys[-1]):.1f}" r="2.2" fill="{colour}"/></svg>')

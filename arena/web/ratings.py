@@ -16,6 +16,10 @@ does not compete with the pages for Python's interpreter lock. Pages show the sn
 (:func:`arena.web.views.leaderboard`); the very first fit after a start is a quick one
 without intervals (no bootstrap), followed by the full one. The rating history of every
 entry (its rating after each twelfth of the league's games) is fitted in the same pass.
+
+Each full fit is also kept as a point of the league's rating history (the league file's
+``web_ratings`` table, at most :data:`.store.RATING_POINTS` points, thinned where they are
+oldest), which the leaderboard draws beside each entry (:meth:`RatingsKeeper.trend`).
 """
 
 from __future__ import annotations
@@ -166,12 +170,30 @@ class RatingsKeeper:
         self.stopping = threading.Event()
         self.fitted = threading.Event()  # set once a first snapshot exists
         self._snapshot: Snapshot | None = None
+        self._trend: list = []  # the kept points: (fitted, games, {entry: elo})
         self.fits = 0
         self.thread = threading.Thread(target=self._loop, name="ratings", daemon=True)
 
     def current(self) -> Snapshot | None:
         """The last fit (None before the first one)."""
         return self._snapshot
+
+    def trend(self) -> list:
+        """The league's rating history, oldest first: ``(fitted, games, {entry: elo})`` per kept fit."""
+        return self._trend
+
+    def _keep_point(self, league, snap: Snapshot) -> None:
+        from .store import RATING_POINTS, add_rating_point, rating_points
+
+        ratings = {r["name"]: r["elo"] for r in snap.table.get("table") or [] if r.get("elo") is not None}
+        if not ratings or (self._trend and self._trend[-1][1] == snap.games and self._trend[-1][2] == ratings):
+            return  # nothing new to draw (an entry added or retired, no game since)
+        try:
+            add_rating_point(league, snap.fitted, snap.games, ratings)
+            self._trend = rating_points(league)
+        except Exception:  # noqa: BLE001 - a busy file: the point is kept in memory, the next one goes to the file
+            log.exception("keeping the ratings of %s", self.path)
+            self._trend = (self._trend + [(snap.fitted, snap.games, ratings)])[-RATING_POINTS:]
 
     def start(self) -> "RatingsKeeper":
         """Register as the keeper of the file and start fitting."""
@@ -199,6 +221,12 @@ class RatingsKeeper:
             log.exception("the ratings keeper could not open %s", self.path)
             return
         try:
+            from .store import rating_points
+
+            self._trend = rating_points(league)
+        except Exception:  # noqa: BLE001 - an empty history; the next fit starts one
+            log.exception("reading the rating history of %s", self.path)
+        try:
             seen, last_start, last_took = None, 0.0, 0.0
             while not self.stopping.is_set():
                 try:
@@ -213,6 +241,7 @@ class RatingsKeeper:
                             self._snapshot = snapshot(league, games, intervals=False, history=False)
                             self.fitted.set()
                         self._snapshot = fit_apart(league, games) if self.apart else snapshot(league, games)
+                        self._keep_point(league, self._snapshot)
                         self.fits += 1
                         self.fitted.set()
                         last_took = time.monotonic() - last_start

@@ -5,7 +5,8 @@ created on first use, so one file (and one backup) holds everything. A token is 
 once when made; only its SHA-256 is stored (a token is 32 random bytes, so a plain hash is
 enough: there is nothing to guess), and tokens are compared in constant time.
 
-Here too: who owns a bot name (:func:`owner_of`, :func:`name_refusal`), withdrawing a
+Here too: the ratings of each background fit, a bounded history (``web_ratings``,
+:func:`add_rating_point`); who owns a bot name (:func:`owner_of`, :func:`name_refusal`), withdrawing a
 version (:func:`withdraw`), and what the sandbox really gave games, builds and checks,
 read from their records (:func:`sandbox_in_force`). :func:`open_league` checks the file
 whole once per process and then only connects, so a page costs no integrity check.
@@ -36,6 +37,8 @@ CREATE TABLE IF NOT EXISTS web_submissions (
     submitted REAL NOT NULL, finished REAL, withdrawn REAL);
 CREATE INDEX IF NOT EXISTS web_submissions_name ON web_submissions (name);
 CREATE INDEX IF NOT EXISTS web_submissions_author ON web_submissions (author, submitted);
+CREATE TABLE IF NOT EXISTS web_ratings (
+    id INTEGER PRIMARY KEY, fitted REAL NOT NULL, games INTEGER NOT NULL, ratings TEXT NOT NULL);
 """
 #: A failed submission reserves nothing: only a submission in progress or accepted holds its entry.
 LIVE_INDEX = ("CREATE UNIQUE INDEX IF NOT EXISTS web_submissions_live ON web_submissions (entry) "
@@ -116,6 +119,37 @@ def _upgrade(league: League) -> None:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+#: Rating points kept (:func:`add_rating_point`): beyond, every other one of the older half goes.
+RATING_POINTS = 120
+
+
+def add_rating_point(league: League, fitted: float, games: int, ratings: dict[str, float],
+                     limit: int = RATING_POINTS) -> None:
+    """Keep the ratings of one fit (``{entry: elo}`` after ``games`` games). The points stay
+    at most ``limit``: past it, every other point of the older half is dropped, so the
+    history spans the league's whole life, finer where it is recent."""
+    conn = league.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("INSERT INTO web_ratings (fitted, games, ratings) VALUES (?,?,?)",
+                     (fitted, games, json.dumps({k: round(v, 2) for k, v in ratings.items()})))
+        ids = [r[0] for r in conn.execute("SELECT id FROM web_ratings ORDER BY id")]
+        if len(ids) > limit:
+            older = ids[:len(ids) // 2]
+            conn.executemany("DELETE FROM web_ratings WHERE id = ?", [(i,) for i in older[1::2]])
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def rating_points(league: League) -> list[tuple[float, int, dict[str, float]]]:
+    """The kept fits, oldest first: ``(fitted, games, {entry: elo})``."""
+    return [(f, g, json.loads(r)) for f, g, r in
+            league.conn.execute("SELECT fitted, games, ratings FROM web_ratings ORDER BY id")]
 
 
 def _digest(token: str) -> str:

@@ -117,15 +117,29 @@ def _current_entries(league, rows: list[dict]) -> list[dict]:
     return out
 
 
+def rating_trend(league) -> dict[str, list[tuple[int, float]]]:
+    """Each entry's rating at every kept fit, oldest first: ``{entry: [(games, elo), ...]}``
+    (the keeper's history, or the league file's without one)."""
+    keeper = keeper_of(league.path)
+    points = keeper.trend() if keeper is not None else store.rating_points(league)
+    out: dict[str, list] = {}
+    for _, games, ratings in points:
+        for name, elo in ratings.items():
+            out.setdefault(name, []).append((games, elo))
+    return out
+
+
 def leaderboard(league) -> dict:
-    """The league table with each row's bot, version and author (the last fit's ratings)."""
+    """The league table with each row's bot, version, author and rating history (``trend``:
+    ``[(games, elo), ...]`` at each kept fit; the last fit's ratings)."""
     tab = fitted_table(league)
     authors = {s["entry"]: s["author"] for s in store.submissions(league, "status = 'accepted'")}
+    trend = rating_trend(league)
     rows = []
     for r in tab["table"]:
         name, _, version = r["name"].partition("@")
         rows.append(dict(r, base=name, version=version or "-", author=authors.get(r["name"], "-"),
-                         bot=program(r["bot"])))
+                         bot=program(r["bot"]), trend=trend.get(r["name"], [])))
     return dict(tab, table=rows)
 
 
