@@ -26,6 +26,17 @@ was not stored has its pending replay removed). At start, :func:`reconcile_repla
 finishes what a killed server left: a pending replay of a stored game is put in place,
 any other pending replay and any replay without a stored game is removed. So every
 stored game has its replay and every replay its game.
+
+**Bots' stderr.** Each bot's stderr of each game is kept in ``LEAGUE.db.logs/`` as
+``GROUP-ROTATION-seatI-ENTRY.stderr.log`` (the referee's name for it, ``ENTRY`` with
+characters other than letters, digits, ``_``, ``.`` and ``-`` made ``_``), for the newest
+:data:`KEEP_LOGS` games of each entry; its author reads them on their private page.
+
+**Games in flight.** A game played with bot processes on this machine's workers appends
+every line to and from its bots to ``LEAGUE.db.live/GROUP-ROTATION.log`` (the referee's
+protocol log, after a first line of JSON naming the game's rules, seats, seed and deal),
+from which :mod:`.live` rebuilds the moves played so far; the file is removed when the
+game is stored or dropped. Both folders are private (0700), like the replays.
 """
 
 from __future__ import annotations
@@ -51,6 +62,49 @@ REPLAY_RE = re.compile(r"(\d+)-(\d+)\.json")
 def replays_dir(league_path: Path) -> Path:
     """Where game replays live: ``LEAGUE.db.replays/`` next to the league file."""
     return Path(f"{league_path}.replays")
+
+
+def logs_dir(league_path: Path) -> Path:
+    """Where the bots' stderr of each game is kept: ``LEAGUE.db.logs/``."""
+    return Path(f"{league_path}.logs")
+
+
+def live_dir(league_path: Path) -> Path:
+    """Where the games in flight write their moves: ``LEAGUE.db.live/``."""
+    return Path(f"{league_path}.live")
+
+
+def live_path(league_path: Path, group: int, rotation: int) -> Path:
+    """The protocol log of the game (group, rotation) while it plays."""
+    return live_dir(league_path) / f"{group}-{rotation}.log"
+
+
+#: Games whose stderr logs are kept, per entry.
+KEEP_LOGS = 20
+_LOG_RE = re.compile(r"\d+-\d+-seat\d+-(.+)\.stderr\.log")
+
+
+def prune_logs(folder: Path, keep: int = KEEP_LOGS) -> int:
+    """Keep the stderr logs of the newest ``keep`` games of each entry in ``folder``; how many were removed."""
+    by_entry: dict[str, list] = {}
+    try:
+        found = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in found:
+        m = _LOG_RE.fullmatch(entry.name)
+        if m:
+            try:
+                by_entry.setdefault(m[1], []).append((entry.stat().st_mtime, entry.path))
+            except OSError:
+                pass
+    gone = 0
+    for files in by_entry.values():
+        files.sort()
+        for _, path in files[:max(0, len(files) - keep)]:
+            _remove(path)
+            gone += 1
+    return gone
 
 
 def pending_dir(league_path: Path) -> Path:
@@ -124,12 +178,33 @@ def _lower_priority() -> None:
         pass
 
 
+def _start_live(league_path: Path, task, request: dict) -> dict | None:
+    """The protocol log of a game about to be handed out, begun with a line naming the game."""
+    import json
+
+    path = live_path(league_path, task.group, task.rotation)
+    head = {"group": task.group, "rotation": task.rotation, "bots": list(task.bots), "rules": request.get("rules"),
+            "players": request.get("players"), "seed": request.get("seed"), "deal": request.get("deal"),
+            "started": time.time()}
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, (json.dumps(head) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        log.warning("game %s-%s cannot be followed live: %s", task.group, task.rotation, exc)
+        return None
+    return {"path": str(path), "game": f"{task.group}-{task.rotation}"}
+
+
 class _RecordingExecutor:
     """The local executor, writing each game's replay and stopping when the server stops."""
 
     def __init__(self, league_path: Path, concurrency: int, stopping: threading.Event, private: list[str],
                  in_flight: dict, inner=None):
         # or a Dask cluster's executor (``dask``)
+        self.local = inner is None  # only this machine's workers can write the live protocol logs
         self.inner = inner or LocalExecutor(concurrency, initializer=_lower_priority)
         self.league_path = league_path
         self.stopping = stopping
@@ -143,6 +218,10 @@ class _RecordingExecutor:
             job = payload(task)
             job["request"]["replay_path"] = str(pending_dir(self.league_path) / f"{task.group}-{task.rotation}.json")
             job["request"]["private_paths"] = list(self.private)
+            if job.get("play") != "inprocess":
+                job["request"]["log_dir"] = str(logs_dir(self.league_path))
+                if self.local:
+                    job["request"]["protocol_log"] = _start_live(self.league_path, task, job["request"])
             self.in_flight[(task.group, task.rotation)] = {"group": task.group, "rotation": task.rotation,
                                                           "seed": task.seed, "bots": list(task.bots),
                                                           "started": time.time()}
@@ -151,6 +230,8 @@ class _RecordingExecutor:
         try:
             for task, reply in self.inner.run(tasks, with_replay, lambda: stop() or self.stopping.is_set(), on_death):
                 self.in_flight.pop((task.group, task.rotation), None)
+                if isinstance(reply, BaseException):  # never stored: no one will follow it
+                    live_path(self.league_path, task.group, task.rotation).unlink(missing_ok=True)
                 pending = pending_dir(self.league_path) / f"{task.group}-{task.rotation}.json"
                 if not isinstance(reply, BaseException) and not pending.is_file():
                     # a game without its replay is not stored: the group is completed later
@@ -158,6 +239,8 @@ class _RecordingExecutor:
                     reply = ArenaError(f"game {task.group}-{task.rotation} is not stored: {why}")
                 yield task, reply
         finally:
+            for group, rotation in list(self.in_flight):  # dropped: no one will follow them
+                live_path(self.league_path, group, rotation).unlink(missing_ok=True)
             self.in_flight.clear()
 
 
@@ -217,6 +300,7 @@ class Player:
 
     def _stored(self, task, reply, stored: bool) -> None:
         pending = pending_dir(self.league_path) / f"{task.group}-{task.rotation}.json"
+        live_path(self.league_path, task.group, task.rotation).unlink(missing_ok=True)
         try:
             if stored and pending.exists():
                 os.replace(pending, replay_path(self.league_path, task.group, task.rotation))
@@ -238,6 +322,10 @@ class Player:
             cluster = DaskExecutor(self.dask, run=str(self.league_path.resolve()), keep=True)
         try:
             self.reconciled = reconcile_replays(league)
+            for folder in (logs_dir(self.league_path), live_dir(self.league_path)):
+                folder.mkdir(mode=0o700, exist_ok=True)
+            for entry in os.scandir(live_dir(self.league_path)):  # games a stopped server left in flight
+                _remove(entry.path)
             if self.reconciled["missing"]:
                 log.warning("%d stored games have no replay (games %s...)", len(self.reconciled["missing"]),
                             ", ".join(map(str, self.reconciled["missing"][:5])))
@@ -278,6 +366,7 @@ class Player:
                 keep = int(league.meta("keep_replays", 0) or 0)  # `arena league play --keep-replays N`
                 if keep:
                     prune_replays(replays_dir(self.league_path), keep)
+                prune_logs(logs_dir(self.league_path))
                 if summary["failed"] and not summary["played"]:
                     self.status = f"paused: no game could be played ({summary['failed'][0]})"
                     self.stopping.wait(self.idle_s)

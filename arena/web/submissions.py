@@ -92,7 +92,8 @@ def private_paths(league_path: Path) -> list[str]:
 
 def protect(league_path: Path) -> list[str]:
     """Close the league's files to everyone but the server's user: the league file and its
-    log, shared-memory and lock files 0600, the folders of packages and replays 0700 (a bot
+    log, shared-memory and lock files 0600, the folders of packages, replays, bots' stderr
+    logs and games in flight 0700 (a bot
     reaches its own package only through the sandbox's bind mount or path bridge).
     Returns what could not be done, as sentences."""
     notes = []
@@ -103,7 +104,7 @@ def protect(league_path: Path) -> list[str]:
                 os.chmod(name, 0o600)
             except OSError as exc:
                 notes.append(f"cannot make {name} private ({exc.strerror})")
-    for folder in (packages_dir(league_path), Path(base + ".replays")):
+    for folder in (packages_dir(league_path), Path(base + ".replays"), Path(base + ".logs"), Path(base + ".live")):
         try:
             folder.mkdir(mode=0o700, exist_ok=True)
             os.chmod(folder, 0o700)
