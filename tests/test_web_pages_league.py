@@ -313,14 +313,21 @@ def test_the_api_page_lists_every_endpoint_and_each_answers(site):
                  "/api/games/{gid}", "/api/games/live", "/api/rules", "/api/submissions", "/api/submissions/{sid}",
                  "/bot/{name}/games", "/author/{name}", "/game/{gid}/replay.json", "/live", "/api"):
         assert path in paths, path
-    gid = all_games(site, "pyb")[0]["id"]
-    values = {"name": "pyb", "gid": str(gid), "sid": str(site.sids["pyb@1"])}
+    for path in ("/me", "/api/me", "/live/{group}/{rotation}", "/api/games/live/{group}/{rotation}"):
+        assert path in paths, path
+    game = all_games(site, "pyb")[0]
+    values = {"name": "pyb", "gid": str(game["id"]), "sid": str(site.sids["pyb@1"]), "group": str(game["group"]),
+              "rotation": str(game["rotation"])}
     for methods, path, summary in listed:
         assert summary.strip(), path
         if "GET" in methods:
             named = dict(values, name="alice") if "author" in path else values
             url = re.sub(r"\{(\w+)\}", lambda m: named[m.group(1)], path)
-            assert site.request("GET", url)[0] == 200, url
+            if path == "/api/me":  # an author's own page answers their token only
+                assert site.request("GET", url)[0] == 401
+                assert site.request("GET", url, headers={"Authorization": f"Bearer {site.tokens['bob']}"})[0] == 200
+                continue
+            assert site.request("GET", url)[0] == 200, url  # a stored game's live page leads to the game's own
 
 
 def test_a_refusal_for_a_quota_says_when_to_try_again(site, tmp_path):

@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from . import history, store, views
+from .author import PRIVATE, bearer
 from .security import parse_id
 
 #: The columns of a submission the API shows (never its folder or command line).
@@ -39,13 +40,18 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
         return JSONResponse(public(value), status_code=status)
 
     def api_submission(request: Request) -> Response:
-        """A submission's status, verdict, build log and check report."""
+        """A submission's status, verdict, build log and check report (its status only until it is
+        finished, unless asked with its author's token: Authorization: Bearer TOKEN)."""
         sid = parse_id(request.path_params["sid"])
+        token = bearer(request)
         with views.opened(path) as league:
             s = store.submission(league, sid) if sid else None
+            mine = bool(s and token and store.author_of(league, token) == s["author"])
         if s is None:
             return answer({"error": f"no submission #{request.path_params['sid']}"}, 404)
-        return JSONResponse(submission_json(base, s, public))
+        if s["status"] in store.PENDING and not mine:  # the name of a submission in progress is its author's
+            return JSONResponse({"id": s["id"], "status": s["status"], "url": f"{base}/submission/{s['id']}"})
+        return JSONResponse(submission_json(base, s, public), headers=PRIVATE if mine else None)
 
     def api_leaderboard(request: Request) -> Response:
         """The league table: every entry's rating, interval, games, faults, form and status."""

@@ -8,8 +8,9 @@ instead of starting their own (one flight per page), so a hundred visitors of th
 leaderboard cost one rendering a ``ttl_s`` (an answer that is not kept, a 404, is still
 shared by the requests that waited for it). The cache holds at most ``max_entries``
 responses and ``max_bytes`` in all (the oldest go first), so its memory is bounded
-whatever is asked. Nothing private passes through it: every page it keeps is public,
-and the links in pages and API answers are built from the configured public URL, never
+whatever is asked. Nothing private passes through it: every page it keeps is public (a
+response that says ``Cache-Control: no-store``, as an author's private page and a live
+game's state do, is never kept nor shared with another request), and the links in pages and API answers are built from the configured public URL, never
 from the request's ``Host``.
 """
 
@@ -27,6 +28,14 @@ def changed() -> None:
     """Forget every kept response: this process changed what pages show (a submission, a
     withdrawal, a token); what other processes change shows within ``ttl_s``."""
     _generation[0] += 1
+
+
+def _private(start: dict) -> bool:
+    """Whether a response says it must not be kept (``Cache-Control: no-store`` or ``private``)."""
+    for k, v in start.get("headers") or []:
+        if k.lower() == b"cache-control" and (b"no-store" in v.lower() or b"private" in v.lower()):
+            return True
+    return False
 
 
 class ResponseCache:
@@ -113,7 +122,7 @@ class ResponseCache:
         generation = _generation[0]
         try:
             await self.app(scope, receive, capture)
-            if state["whole"] and start.get("status", 500) < 500:
+            if state["whole"] and start.get("status", 500) < 500 and not _private(start):
                 flight[1].extend((dict(start), b"".join(chunks)))
                 if start.get("status") == 200 and generation == _generation[0]:
                     self._keep(key, dict(start), b"".join(chunks))

@@ -7,6 +7,8 @@ import time
 from html import escape
 from urllib.parse import quote
 
+from .chart import sparkline
+
 
 CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#fff}
@@ -19,6 +21,7 @@ th{background:#f3f5f7} td.num{text-align:right;font-variant-numeric:tabular-nums
 pre{background:#f6f8fa;padding:.7em;overflow:auto;max-height:28em;font-size:13px}
 iframe{width:100%;height:78vh;border:1px solid #ccc}
 form p{margin:.6em 0}
+td.trend{padding:0 .4em;vertical-align:middle} svg.spark{display:block}
 """
 
 
@@ -45,7 +48,7 @@ def layout(title: str, body: str, refresh_s: int | None = None) -> str:
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">{meta}"
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
             "<header><strong>Project L league</strong><a href=\"/\">Leaderboard</a><a href=\"/live\">Live games</a>"
-            "<a href=\"/rules\">Rules</a><a href=\"/submit\">Submit a bot</a><a href=\"/docs/writing-a-bot\">Writing a bot</a>"
+            "<a href=\"/rules\">Rules</a><a href=\"/submit\">Submit a bot</a><a href=\"/me\">Your bots</a><a href=\"/docs/writing-a-bot\">Writing a bot</a>"
             "<a href=\"/docs/protocol\">Protocol</a><a href=\"/api\">API</a></header>"
             f"<main><h1>{esc(title)}</h1>{body}</main></body></html>\n")
 
@@ -105,6 +108,7 @@ def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_sta
         cls = ' class="muted"' if r["status"] == "retired" else ""
         rows.append(f"<tr{cls}><td class=\"num\">{i}</td><td>{link_bot(r['base'])}</td><td>{esc(r['version'])}</td>"
                     f"<td>{link_author(r['author'])}</td><td class=\"num\">{elo}</td><td class=\"num\">{ci}</td>"
+                    f"<td class=\"trend\">{sparkline(r.get('trend') or [], r['name'])}</td>"
                     f"<td class=\"num\">{r['games']}</td><td class=\"num\">{r['faults']}</td>"
                     f"<td>{esc(r['form']) or '-'}</td><td>{esc(r['status'])}</td></tr>")
     def head(label: str, key: str) -> str:
@@ -112,7 +116,8 @@ def leaderboard_page(tab: dict, recent: list[dict], subs: list[dict], player_sta
 
     table = ("<table id=\"leaderboard\"><tr><th>#</th>"
              f"<th>{head('bot', 'bot')}</th><th>version</th><th>{head('author', 'author')}</th>"
-             f"<th>{head('rating', 'rating')}</th><th>95% interval</th><th>{head('games', 'games')}</th>"
+             f"<th>{head('rating', 'rating')}</th><th>95% interval</th><th>rating over time</th>"
+             f"<th>{head('games', 'games')}</th>"
              f"<th>{head('faults', 'faults')}</th><th>form</th><th>status</th></tr>"
              + "".join(rows) + "</table>") if rows else '<p class="muted">No bots yet.</p>'
     method = (f"Ratings: {esc(tab['ratings']['method'])} on {tab.get('fitted_games', tab['games'])} games, anchored at "
@@ -135,16 +140,30 @@ def status_tag(status: str, withdrawn=None) -> str:
     return f'<span class="{cls}">{esc(status)}</span>'
 
 
+def check_section(report: dict | None) -> str:
+    """A conformance check's report: each check passed or failed with its detail, or the error."""
+    report = report or {}
+    checks = "".join(f'<tr><td class="{"ok" if c.get("ok") else "bad"}">{"PASS" if c.get("ok") else "FAIL"}</td>'
+                     f'<td>{esc(c.get("name"))}</td><td>{esc(c.get("detail"))}'
+                     + (f'<br><code>{esc(c["offending"])}</code>' if c.get("offending") else "") + "</td></tr>"
+                     for c in report.get("checks", []) if isinstance(c, dict))
+    return (f"<table>{checks}</table>" if checks else "") + (
+        f'<p class="bad">{esc(report["error"])}</p><pre>{esc(report.get("log", ""))}</pre>' if report.get("error") else "")
+
+
+def submission_in_progress_page(s: dict) -> str:
+    """``/submission/ID`` of a submission not finished yet, for anyone but its author: its
+    status only (the name of a submission in progress is not published)."""
+    body = (f"<p>Status: {status_tag(s['status'])} (this page reloads itself).</p>"
+            "<p>A submission's name, build log and check report are shown here once it is finished; "
+            "until then only its author sees them, on <a href=\"/me\">their own page</a>.</p>")
+    return layout(f"Submission {s['id']}", body, refresh_s=3)
+
+
 def submission_page(s: dict) -> str:
     """``/submission/ID``: status, verdict, build log, conformance report, sandbox."""
     pending = s["status"] in ("queued", "building", "checking")
-    report = s.get("check_report") or {}
-    checks = "".join(f'<tr><td class="{"ok" if c["ok"] else "bad"}">{"PASS" if c["ok"] else "FAIL"}</td>'
-                     f'<td>{esc(c["name"])}</td><td>{esc(c["detail"])}'
-                     + (f'<br><code>{esc(c["offending"])}</code>' if c.get("offending") else "") + "</td></tr>"
-                     for c in report.get("checks", []))
-    check_html = (f"<table>{checks}</table>" if checks else "") + (
-        f'<p class="bad">{esc(report["error"])}</p><pre>{esc(report.get("log", ""))}</pre>' if report.get("error") else "")
+    check_html = check_section(s.get("check_report"))
     sandbox = s.get("sandbox") or {}
     tiers = "".join(f"<li>{esc(step)}: tier {esc(rec.get('tier'))}; in force: {esc(', '.join(rec.get('protections', [])))}"
                     + "".join(f"; <span class=\"bad\">not available: {esc(u['protection'])} ({esc(u['reason'])})</span>"
