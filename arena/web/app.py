@@ -27,6 +27,8 @@ from starlette.routing import Route
 
 from ..replay.html import SCRIPT_TEXT, STYLE_TEXT
 from . import api as json_api
+from . import author as private
+from . import follow
 from . import history, pages, site_pages, store, views
 from .security import SecurityHeaders, page_policy, parse_id, scrub, scrub_sentence
 from ..packages.package import PackageError
@@ -117,7 +119,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     keeper = RatingsKeeper(path, min_interval_s=refit_interval_s)
     cap = settings.caps.archive_bytes
     # folder names next to the league file that would otherwise show as relative paths
-    hidden = tuple(f"{path.name}.{kind}/" for kind in ("bots", "replays"))
+    hidden = tuple(f"{path.name}.{kind}/" for kind in ("bots", "replays", "logs", "live"))
 
     def public(value):
         return scrub(value, hidden)
@@ -260,11 +262,15 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             return html(pages.rules_page(public(views.rules(league, settings))))
 
     def submission(request: Request) -> Response:
-        """A submission: its progress, build log, check report and verdict."""
+        """A submission: its progress, build log, check report and verdict (its status only until it is finished)."""
         sid = ident(request, "sid")
         with views.opened(path) as league:
             s = store.submission(league, sid)
-        return html(pages.submission_page(public(s))) if s else not_found(f"No submission #{sid}.")
+        if not s:
+            return not_found(f"No submission #{sid}.")
+        if s["status"] in store.PENDING:  # its name is its author's until it is finished (their page: /me)
+            return html(pages.submission_in_progress_page({"id": s["id"], "status": s["status"]}))
+        return html(pages.submission_page(public(s)))
 
     def submit_form(request: Request) -> Response:
         """The upload form."""
@@ -428,6 +434,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         Route("/submission/{sid:int}", submission), Route("/api", api_index),
         Route("/docs/protocol", protocol_doc), Route("/docs/writing-a-bot", writing_doc),
         Route("/api/submissions", api_submit, methods=["POST"]),
+        *private.routes(path, settings, public),
+        *follow.routes(path, public, live_games, base_url),
         *json_api.read_routes(path, settings, public, live_games, play_status, base_url),
         Route("/api/withdraw", withdraw_endpoint(path, public), methods=["POST"]),
     ]

@@ -144,11 +144,12 @@ def author_page(a: dict) -> str:
 def live_page(games: list[dict], player_status: str) -> str:
     """``/live``: the games the background player has in flight (the page reloads itself)."""
     rows = "".join(
-        f"<tr><td class=\"num\">{esc(g.get('group'))}-{esc(g.get('rotation'))}</td>"
+        f"<tr><td class=\"num\"><a href=\"/live/{int(g['group'])}/{int(g['rotation'])}\">"
+        f"{esc(g.get('group'))}-{esc(g.get('rotation'))}</a></td>"
         f"<td>{' vs '.join(link_bot(str(b).split('@')[0], str(b)) for b in g.get('bots') or [])}</td>"
         f"<td>{esc(g.get('state') or 'in flight')}</td><td class=\"muted\">{when(g.get('started'))}</td></tr>"
         for g in games)
-    table = ("<table id=\"live\"><tr><th>game</th><th>seats</th><th>state</th><th>since</th></tr>" + rows + "</table>"
+    table = ("<table id=\"live\"><tr><th>game (follow it)</th><th>seats</th><th>state</th><th>since</th></tr>" + rows + "</table>"
              if rows else '<p class="muted">No game in progress right now.</p>')
     return layout("Live games", f"<p>Background play: {esc(player_status)}. A game appears in the "
                   f"<a href=\"/\">leaderboard</a> and gets its page and replay when it ends.</p>{table}", refresh_s=5)
@@ -186,3 +187,43 @@ def doc_page(title: str, markdown: str) -> str:
                   lambda m: f'(<a href="/docs/{m[1]}{m[2] or ""}">{m[1]}.md{m[2] or ""}</a>)'
                   if m[1] in DOCS else m[0], text)
     return layout(title, f'<pre class="doc">{text}</pre>')
+
+
+#: The script of a live game's page: it asks ``/api/games/live/G/R`` every second, moves the
+#: viewer to the newest move, and opens the game's page once the game is stored. It writes
+#: nothing but a number into the page (``textContent``), and follows only a path the server gave.
+LIVE_SCRIPT = """
+(function () {
+  var state = document.getElementById("live-state"), frame = document.getElementById("live-frame");
+  var moves = document.getElementById("live-moves"), shown = Number(state.getAttribute("data-moves"));
+  function tick() {
+    fetch(state.getAttribute("data-poll"), {cache: "no-store", credentials: "omit"}).then(function (r) {
+      return r.json();
+    }).then(function (d) {
+      if (typeof d.game_url === "string" && /^\\/game\\/\\d+$/.test(d.game_url)) { location.replace(d.game_url); return; }
+      if (typeof d.moves === "number" && d.moves !== shown) {
+        shown = d.moves;
+        moves.textContent = String(shown);
+        if (frame) { frame.src = frame.getAttribute("data-base") + "?n=" + shown + "#step=" + shown; }
+      }
+      setTimeout(tick, 1000);
+    }).catch(function () { setTimeout(tick, 3000); });
+  }
+  setTimeout(tick, 1000);
+})();
+"""
+
+
+def live_game_page(group: int, rotation: int, state: dict, followed: bool) -> str:
+    """``/live/G/R``: a game in flight, its viewer moved to each new move as it is played
+    (:data:`LIVE_SCRIPT`); the game's own page once it is stored."""
+    g, r, n = int(group), int(rotation), int(state.get("moves") or 0)
+    bots = " vs ".join(link_bot(str(b).split("@")[0], str(b)) for b in state.get("bots") or [])
+    viewer = (f'<iframe id="live-frame" data-base="/live/{g}/{r}/replay" src="/live/{g}/{r}/replay?n={n}#step={n}" '
+              f'title="game {g}-{r} so far"></iframe>' if followed else
+              '<p class="muted" id="live-blind">This game cannot be followed move by move (its bots play inside a '
+              "worker, or on a cluster): its replay opens here when it ends.</p>")
+    body = (f'<p id="live-state" data-poll="/api/games/live/{g}/{r}" data-moves="{n}">{bots}: '
+            f'<b id="live-moves">{n}</b> moves so far; started {when(state.get("started"))}. This page follows the game '
+            "and shows its replay when it ends.</p>" + viewer + f"<script>{LIVE_SCRIPT}</script>")
+    return layout(f"Game {g}-{r}, live", body)
