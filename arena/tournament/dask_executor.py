@@ -211,8 +211,10 @@ class DaskExecutor:
                     return
                 timing.add(task, item.get("wall_s") or 0.0)
                 record = (item.get("outcome") or {}).get("sandbox") or {}
-                if record.get("tier"):
-                    tiers_seen[record["tier"]] = tiers_seen.get(record["tier"], 0) + 1
+                if record.get("tier"):  # what games really had: a fallback is said at the end
+                    key = f"{record['tier']} instead of {record['requested']}" if record.get("fallback_reason") \
+                        and record.get("requested") not in (None, "auto", record["tier"]) else record["tier"]
+                    tiers_seen[key] = tiers_seen.get(key, 0) + 1
                 yield task, item
             elif kind == "error" and isinstance(item, TierRefused):  # another worker may give it
                 if item.worker not in refusing:
@@ -294,8 +296,7 @@ class DaskExecutor:
                         other.cancel()
                     inflight.clear()
             report_deaths()  # an event that came after its game's result
-            asked = next(iter(tiers_seen), None) if len(tiers_seen) == 1 else None
-            if tiers_seen and (len(tiers_seen) > 1 or asked not in ("strict",)):
+            if any(" instead of " in tier for tier in tiers_seen):
                 self.echo("the workers' games ran in " + ", ".join(
                     f"{tier} ({n} game{'s' if n != 1 else ''})" for tier, n in sorted(tiers_seen.items()))
                     + ": each game's record says which tier it had and why")
