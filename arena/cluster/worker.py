@@ -244,15 +244,9 @@ def _sweep() -> None:
 
 def _running(pid: int) -> bool:
     """Alive and not a zombie (a killed worker its nanny has not reaped yet is gone)."""
-    from ..process.cgroups import pid_alive
+    from ..process.cgroups import pid_running
 
-    if not pid_alive(pid):
-        return False
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
+    return pid_running(pid)
 
 
 def _build(folder: Path) -> None:

@@ -361,6 +361,18 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def pid_running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (a killed process its parent has
+    not reaped yet is gone)."""
+    if not pid_alive(pid):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
 def sweep_cgroups() -> int:
     """Kill and remove the bot cgroups of arenas that are no longer running; how many. Those
     recorded (:func:`~arena.process.uids.cgroup_records`) are found wherever they were made;

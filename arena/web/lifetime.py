@@ -23,17 +23,9 @@ from pathlib import Path
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie is not alive
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            return f.read().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return True
+    from ..process.cgroups import pid_running
+
+    return pid_running(pid)  # a zombie is not alive
 
 
 def _group_and_session(pid: int) -> tuple[int, int] | None:
