@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from engine.actions import FINISH, OVER, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
 
-from bots.planner.evaluate import _solo_term, ready_plans
+from bots.planner.evaluate import _solo_term, pursuits, ready_plans
 
 #: names of the features, in order (the weights file stores them and is checked against them)
 NAMES = (
@@ -99,30 +99,13 @@ def _planned(puzzles, supply, actions, e, ctx, cap) -> list:
 def _plan(puzzles, supply, actions, e, ctx, cap) -> list:
     """The plan's parts (features 4-11) of the unfinished ``puzzles`` and the ``supply``;
     which plans are pursued is decided as :func:`bots.planner.evaluate._plan` decides."""
-    w = ctx.w
     points = ctx.points
-    ef = w.cell * e
+    ef = ctx.w.cell * e
     ready, share, left = ready_plans(puzzles, list(supply), ctx)
     out = [0.0] * 8
-    used = 0.0
     cells = 0.0
-    for (_, _, card, filled, empty), need, alloc, trust in ready:
-        placed_cells = bin(filled).count("1")
-        fail = -points[card] * (1.0 if ctx.penalty else w.hoard)
-        if trust == 1.0:
-            fail = max(fail, points[card] - need * ctx.ft_cost)
-            need *= share
-        abandon = fail + alloc * ef
-        gain = points[card] + ctx.reward_cells[card] * ef + (placed_cells + alloc) * ef - w.action * need
-        if used + need <= actions:
-            done = trust
-        elif used < actions:
-            done = trust * (actions - used) / need
-        else:
-            done = 0.0
-        pursue = done * gain + (1 - done) * abandon
-        if pursue > abandon:
-            used += need
+    for card, placed_cells, alloc, need, fail, done, _, _, pursued in pursuits(ready, share, actions, ef, ctx):
+        if pursued:
             out[0] += done * points[card]
             out[1] += done * ctx.reward_cells[card] * e
             out[2] += done * (placed_cells + alloc) * e

@@ -240,14 +240,14 @@ def ready_plans(puzzles, supply, ctx) -> tuple[list, float, list]:
     return ready, share, left
 
 
-def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
-    """Worth of the unfinished ``puzzles`` ((card, filled) pairs) and the ``supply``."""
+def pursuits(ready, share, actions, ef, ctx):
+    """Each plan of ``ready`` (see :func:`ready_plans`) as pursued within ``actions`` or
+    abandoned: ``(card, placed cells, allocated, pieces needed, fail, done, pursue,
+    abandon, pursued)``, where ``done`` is the share of the plan the actions complete and
+    ``pursued`` whether pursuing is worth more than abandoning."""
     w = ctx.w
     points = ctx.points
-    value = 0.0
-    ready, share, left = ready_plans(puzzles, supply, ctx)
     used = 0.0
-    cells = 0.0  # capital cells counted by the plans (pieces back, rewards, allocations)
     for (_, _, card, filled, empty), need, alloc, trust in ready:
         placed_cells = bin(filled).count("1")
         # unfinished puzzles cost their points under some rules (R9.5, R12.5); elsewhere a
@@ -266,8 +266,19 @@ def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
         else:
             done = 0.0
         pursue = done * gain + (1 - done) * abandon
-        if pursue > abandon:
+        pursued = pursue > abandon
+        if pursued:
             used += need
+        yield card, placed_cells, alloc, need, fail, done, pursue, abandon, pursued
+
+
+def _plan(puzzles, supply, actions, ef, ctx, cap=None) -> float:
+    """Worth of the unfinished ``puzzles`` ((card, filled) pairs) and the ``supply``."""
+    value = 0.0
+    ready, share, left = ready_plans(puzzles, supply, ctx)
+    cells = 0.0  # capital cells counted by the plans (pieces back, rewards, allocations)
+    for card, placed_cells, alloc, _, _, done, pursue, abandon, pursued in pursuits(ready, share, actions, ef, ctx):
+        if pursued:
             value += pursue
             cells += done * (ctx.reward_cells[card] + placed_cells + alloc) + (1 - done) * alloc
         else:
