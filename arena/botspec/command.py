@@ -92,14 +92,16 @@ def anchor(cmd, base: str | None = None) -> list[str]:
     p = w.program
     if "/" in out[p] and not os.path.isabs(out[p]):
         out[p] = os.path.normpath(os.path.join(base, out[p]))
+    inline = None  # the index of a module's name or inline code: not a path
     for i in range(p + 1, len(out)):
         if i == w.shell:
             if w.inner is not None:
                 out[i] = _join_inner([part if _is_operator(part) or not part else anchor(part, base)
                                       for part in w.inner])
             continue
-        if i > p and out[i - 1] in ("-m", "-c", "-e", "--eval") and _base_name(out[p]) not in ("java",):
-            break  # inline code or a module: nothing past it is the bot's file
+        if inline is None and out[i - 1] in ("-m", "-c", "-e", "--eval") and _base_name(out[p]) not in ("java",):
+            inline = i  # ``-m pkg`` / ``-c CODE``: the words after it are the bot's arguments again
+            continue
         out[i] = _anchor_arg(out[i], base)
     return out
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from .command import CommandError, anchor, split
+from .wrappers import script_of
 
 #: the longest bot name: names make file names (logs, replays) with a game key around them
 MAX_NAME = 100
@@ -87,6 +88,11 @@ class BotSpec:
         words = tuple(anchor(cmd, base))
         folder = kw.pop("program_dir", None)
         ro = tuple(_folder(p, base, "read_only") for p in kw.pop("read_only", ()) or ())
+        # a file the author's command names in the folder it was typed in is the bot's
+        # (``python -m policy_bot weights.npz``): that file, read-only, never its folder
+        script = script_of(words)
+        ro += tuple(w for w in words[1:] if os.path.isabs(w) and os.path.isfile(w) and w != script
+                    and os.path.commonpath([base, w]) == base and w not in ro)
         return cls(name or default_name(words), None, words, program_dir=_folder(folder, base, "dir") if folder else None,
                    read_only=ro, base=base, **kw)
 
@@ -106,6 +112,9 @@ def _program_path(words) -> str:
     script = script_of(words)
     if script:
         return script
+    rest = words[w.program:]
+    if "-m" in rest[:-1]:  # python -m pkg.bot: the module names it
+        return rest[rest.index("-m") + 1].replace(".", "/")
     if w.inner:
         first = next((p for p in w.inner if p and len(p[0].strip(";&|")) > 0), None)
         if first:

@@ -209,6 +209,7 @@ def needed_paths(argv: list[str], env: dict | None = None, program_dir: str | No
                 for p in _package_dirs(arg, exe):
                     add(p)
 
+
     program(list(argv))
     w = _walk(list(argv))
     if w.inner:

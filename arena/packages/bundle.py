@@ -75,9 +75,12 @@ def program_folder(argv: list[str]) -> tuple[str, str | None] | None:
     return folder, None
 
 
-def folder_bundle(folder: str) -> tuple[str, None] | None:
-    """``(folder, None)`` for a folder a seat declares (``program_dir``, ``read_only``)."""
+def folder_bundle(folder: str) -> tuple[str, str | None] | None:
+    """``(folder, None)`` for a folder a seat declares (``program_dir``, ``read_only``), or
+    ``(its folder, name)`` for a file it declares (a file its command names)."""
     real = os.path.realpath(folder)
+    if os.path.isfile(real):
+        return os.path.dirname(real), os.path.basename(real)
     return (real, None) if os.path.isdir(real) else None
 
 
