@@ -296,7 +296,7 @@ READER = textwrap.dedent('''\
             return random.choice(self.legal)
 
     if __name__ == "__main__":
-        with open(sys.argv[1]) as f:   # its opening book, in a folder it declared
+        with open(sys.argv[1] + "/book.txt") as f:   # its opening book, in a folder it declared
             f.read()
         Reader().run()
 ''')
@@ -315,7 +315,7 @@ def test_a_tournament_file_declares_the_folders_its_bot_may_read(work):
             seats: 2
             bots:
               - random
-              - {{name: reader, cmd: python reader/reader.py data/book.txt, {extra or 'options: {}'}}}
+              - {{name: reader, cmd: python reader/reader.py ./data, {extra or 'options: {}'}}}
             games: 2
             concurrency: 1
             output: results/{name}

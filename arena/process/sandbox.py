@@ -388,10 +388,6 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
     visible folder (the results, the logs) are covered by an empty one. ``nproc`` caps the
     processes and threads of the bot's user namespace (``prlimit`` inside the sandbox, where
     the count is the bot's own); the bot's stdout is expected on descriptor 3."""
-    # nothing of the hidden paths is shown, even named on the command line (a file argument
-    # is shown as itself: ``./probe --db OUT/results.sqlite`` still sees no results)
-    hidden = [os.path.realpath(h) for h in hide if h]
-    read_only = [p for p in read_only if not _under(os.path.realpath(p), hidden)]
     out = [bwrap, *(["--unshare-user"] if os.geteuid() != 0 else []), "--unshare-ipc", "--unshare-pid",
            "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     for d in SYSTEM_DIRS:

@@ -218,6 +218,10 @@ def validate(src: Source) -> TournamentConfig:
                                 "this bot is a command line")
     out = doc.get("output", f"results/{name}")
     output = Path(_str(src, ("output",), out))
+    # a file a command names is shown to its bot (BotSpec.command), never one of the run's own
+    where = output.resolve()
+    bots = [replace(b, read_only=tuple(p for p in b.read_only if not Path(p).resolve().is_relative_to(where)))
+            if b.read_only else b for b in bots]
     anchor = doc.get("anchor")
     if anchor is not None:
         anchor = _str(src, ("anchor",), anchor)
