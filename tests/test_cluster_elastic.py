@@ -214,3 +214,41 @@ def test_a_lost_scheduler_is_one_sentence_and_the_run_resumes(tmp_path_factory):
     with sqlite3.connect(db) as conn:
         keys = [k for (k,) in conn.execute("SELECT key FROM games")]
     assert len(keys) == len(set(keys)) == 24
+
+
+@pytest.mark.slow
+def test_an_experiment_of_bot_processes_starts_each_bot_once_per_worker(box):
+    import re
+
+    from test_experiment_processes import PIDBOT
+
+    folder = box["src"] / "pids"
+    folder.mkdir()
+    folder.chmod(0o755)
+    (folder / "pidbot.py").write_text(PIDBOT)
+    path = box["src"] / "exp.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        name: reuse
+        seats: 2
+        bots:
+          - random
+          - {{name: pidbot, cmd: python3 {folder / 'pidbot.py'}}}
+        games: 12
+        seed: 2
+        time_control: {{move_ms: 5000, startup_ms: 30000}}
+        executor: {{type: dask, address: {box['cluster'].address}, play: bots}}
+        output: {str(box['out'] / 'exp')!r}
+        rule_sets:
+          - {{name: base}}
+          - {{name: short, params: {{max_rounds: 6}}}}
+    """))
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "experiment", str(path), "--no-progress"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    logs = list((box["out"] / "exp").rglob("*pidbot*.log"))
+    assert len(logs) == 24, sorted(p.name for p in logs)
+    pids = {m for p in logs for m in re.findall(r"started (\d+)", p.read_text())}
+    with client_of(box) as client:
+        workers = len(client.scheduler_info()["workers"])
+    # once per worker (and per rule set's log folder), never once per game
+    assert 1 <= len(pids) <= 2 * workers, pids

@@ -104,7 +104,9 @@ class DaskExecutor:
 
         # the client's own log lines (a lost connection's tracebacks) are not the user's
         # business: the run says in its own sentences what happened to the cluster
-        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        for name in ["distributed", *logging.root.manager.loggerDict]:  # distributed sets its own levels
+            if name == "distributed" or name.startswith(("distributed.", "tornado")):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
         try:
             return Client(self.address, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError) as exc:
