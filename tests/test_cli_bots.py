@@ -59,7 +59,7 @@ def test_play_runs_the_js_example_by_command():
     res = invoke("play", "--cmd", f"node {ROOT / 'bots/examples/js/bot.js'}", "--cmd", "python -m bots.run random",
                  "--json", "--sandbox", "none")
     out = json.loads(res.stdout)
-    assert out["faults"] == [[], []] and out["bots"] == ["bot", "python"]
+    assert out["faults"] == [[], []] and out["bots"] == ["bot", "run"]  # -m bots.run: named after its module
 
 
 @pytest.mark.parametrize("args, words", [

@@ -251,6 +251,15 @@ class Reader:
                 raise RuntimeError(f"cannot bridge {sorted(needed)} for an ordinary user")
             if plan:
                 self.bridge, mounts = _make_bridges(plan)
+        # what the reader has installed stays where it is when it lies under /tmp (a checkout
+        # and its venv cloned there, as CI may do): bound into the private /tmp before it is
+        # mounted over the host's
+        under = sorted({p for p in (str(PROJECT), sys.prefix, os.path.realpath(sys.prefix),
+                                    os.path.realpath(str(PROJECT))) if p.startswith("/tmp/")})
+        for path in [p for p in under if not any(p != q and p.startswith(q + "/") for q in under)]:
+            inside = self.tmp / os.path.relpath(path, "/tmp")
+            inside.mkdir(parents=True, exist_ok=True)
+            mounts.append((os.fsencode(path), os.fsencode(str(inside))))
         mounts = [*mounts, (os.fsencode(self.tmp), b"/tmp"), (os.fsencode(self.srv), b"/srv")]
         if not self.root:
             return None  # an ordinary user already: no namespace of its own (paths are the host's)

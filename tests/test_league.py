@@ -250,7 +250,10 @@ def test_kill_9_then_play_again_completes_the_unfinished_groups(tmp_path):
     arena("league", "new", path, "--rules", "revised", "--seats", 3)
     for name in ("a", "b", "c", "d"):
         assert arena("league", "add", path, name, "--bot", "greedy" if name != "d" else "random").exit_code == 0
-    kill_when_stored(["league", "play", str(path), "--games", 300, "-j", 1, "--no-progress", "-q"], path, "games", 4)
+    # bot processes: a game takes far longer than the 20 ms between looks, so the kill lands
+    # inside the second group (in-process games can finish a whole group between two looks)
+    kill_when_stored(["league", "play", str(path), "--games", 300, "-j", 1, "--processes", "--no-progress", "-q"],
+                     path, "games", 4)
     with League.open(path) as league:
         before = league.games()
     groups = {}

@@ -372,7 +372,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         return JSONResponse(out if status != 202 else json_api.submission_json(base_url, out, public), status_code=status,
                             headers=_retry(out) if status == 429 else None)
 
-    docs_dir = Path(__file__).resolve().parents[2] / "docs"
+    # the bot authors' documents ship with the package (arena/web/docs links to docs/)
+    docs_dir = Path(__file__).resolve().parent / "docs"
 
     def doc_page(name: str) -> Response:
         found = site_pages.DOCS.get(name)
