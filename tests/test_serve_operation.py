@@ -94,8 +94,10 @@ def test_kill_9_during_play_then_restart_leaves_nothing_and_serves_at_once(leagu
         time.sleep(0.1)
     assert not _alive(kids), f"workers outlived the killed server: {_alive(kids)}"
     assert stored_games(league) >= stored  # nothing stored is lost
-    with socket.socket() as s:  # the port is free again
+    with socket.socket() as s:  # the port is free again: nothing listens (as a server binds it,
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past the closed connections' TIME_WAIT)
         s.bind(("127.0.0.1", server.port))
+        s.listen(1)
     t0 = time.monotonic()
     again = Server(league, play=True)
     try:
