@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from engine.actions import FINISH, OVER, Master, Pass, Place, TakePiece, TakePuzzle, Upgrade
 
-from bots.planner.evaluate import _solo_term, pursuits, ready_plans
+from bots.planner.evaluate import _solo_term, pursuits, puzzle_samples, ready_plans, usable_cap
 
 #: names of the features, in order (the weights file stores them and is checked against them)
 NAMES = (
@@ -64,26 +64,12 @@ def features(game, ctx, action=None) -> list:
     if action is not None:
         f[_KINDS.get(type(action), 20)] = 1.0
     puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
-    if w.usable > 0:
-        cc = ctx.card_cells
-        cap = sum(cc[c] for row in game.rows for c in row if c >= 0) + sum(cc[c] for d in game.decks for c in d)
-        cap = w.usable * cap / game.n
-    else:
-        cap = None
-    hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
-    if not hidden:
-        f[4:12] = _planned(puzzles, p.supply, actions, e, ctx, cap)
-        return f
-    # a card first seen in the search is a sample of the unseen cards: average over them
-    samples = ctx.samples
+    cap = usable_cap(game, ctx)
+    trials = puzzle_samples(puzzles, ctx)
     total = [0.0] * 8
-    for k in range(len(samples[0])):
-        trial = puzzles[:]
-        for i in hidden:
-            card = trial[i][0]
-            trial[i] = (samples[1 if ctx.is_black[card] else 0][k], 0)
+    for trial in trials:
         total = [a + b for a, b in zip(total, _planned(trial, p.supply, actions, e, ctx, cap))]
-    f[4:12] = [x / len(samples[0]) for x in total]
+    f[4:12] = [x / len(trials) for x in total]
     return f
 
 

@@ -160,29 +160,40 @@ def evaluate(game, ctx: Context) -> float:
     # planner would never end a game it is winning, and it lets long plans drag on
     value -= ctx.tempo * min(turns, w.tempo_turns)
     puzzles = [(pz.card, pz.filled) for pz in p.unfinished]
-    if w.usable > 0:
-        # pieces are worth something only while puzzles are left to fill with them: a
-        # share of the cells of the cards still in the rows and decks (own puzzles are
-        # not counted, so completing one never shrinks what the supply is worth)
-        cc = ctx.card_cells
-        cap = sum(cc[c] for row in game.rows for c in row if c >= 0) + sum(cc[c] for d in game.decks for c in d)
-        cap = w.usable * cap / game.n
-    else:
-        cap = None
+    cap = usable_cap(game, ctx)
+    trials = puzzle_samples(puzzles, ctx)
+    return value + sum(_planned(t, p.supply, actions, ef, ctx, cap) for t in trials) / len(trials)
+
+
+def usable_cap(game, ctx) -> float | None:
+    """How many capital cells the supply can still use, or None without that weight:
+    pieces are worth something only while puzzles are left to fill with them, a share of
+    the cells of the cards still in the rows and decks (own puzzles are not counted, so
+    completing one never shrinks what the supply is worth)."""
+    w = ctx.w
+    if w.usable <= 0:
+        return None
+    cc = ctx.card_cells
+    cap = sum(cc[c] for row in game.rows for c in row if c >= 0) + sum(cc[c] for d in game.decks for c in d)
+    return w.usable * cap / game.n
+
+
+def puzzle_samples(puzzles, ctx) -> list[list]:
+    """The unfinished ``puzzles`` as the plans see them: themselves, or, where a card first
+    seen in the search (a blind take, a refilled slot) is among them, one list per sample
+    of the unseen cards, to be averaged over (not valued as the lucky or unlucky sample)."""
     hidden = [i for i, (card, _) in enumerate(puzzles) if card in ctx.unseen]
     if not hidden:
-        return value + _planned(puzzles, p.supply, actions, ef, ctx, cap)
-    # a card first seen in the search (a blind take, a refilled slot) is a sample of the
-    # unseen cards: value it as their average, not as the lucky or unlucky sample
-    total = 0.0
+        return [puzzles]
     samples = ctx.samples
+    trials = []
     for k in range(len(samples[0])):
         trial = puzzles[:]
         for i in hidden:
             card = trial[i][0]
             trial[i] = (samples[1 if ctx.is_black[card] else 0][k], 0)
-        total += _planned(trial, p.supply, actions, ef, ctx, cap)
-    return value + total / len(samples[0])
+        trials.append(trial)
+    return trials
 
 
 def _planned(puzzles, supply, actions, ef, ctx, cap) -> float:
