@@ -90,21 +90,14 @@ def end_leftovers(league_path: Path, grace_s: float = 3.0) -> list[int]:
     """End what a dead server of ``league_path`` left (SIGTERM, then SIGKILL after
     ``grace_s``); the pids ended. Call it before opening the league file."""
     pids = leftovers(Path(league_path))
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except OSError:
-            pass
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(_alive(p) for p in pids):
-        time.sleep(0.05)
-    for pid in pids:
-        if _alive(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(_alive(p) for p in pids):
-        time.sleep(0.05)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            if _alive(pid):
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline and any(_alive(p) for p in pids):
+            time.sleep(0.05)
     return pids
