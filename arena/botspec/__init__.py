@@ -19,12 +19,11 @@ It sits below the process layer (the sandbox asks it what a bot must see), the
 tournament, league, web and cluster layers, and imports only :mod:`arena.errors`.
 """
 
-from .command import CommandError, anchor, locate, resolve, split
-from .view import describe_program, loose_folders, needed_paths, program_files
+from .command import CommandError, anchor, locate, split
+from .view import loose_folders, needed_paths, program_files
 from .wrappers import script_of
 from .spec import BotSpec, NameError_, check_name, command_line, distinct_names, from_mapping, parse_spec
 
-__all__ = ["BotSpec", "CommandError", "NameError_", "anchor", "check_name", "command_line", "describe_program",
-           "from_mapping",
-           "distinct_names", "locate", "loose_folders", "needed_paths", "parse_spec", "program_files", "resolve",
-           "script_of", "split"]
+__all__ = ["BotSpec", "CommandError", "NameError_", "anchor", "check_name", "command_line", "distinct_names",
+           "from_mapping", "locate", "loose_folders", "needed_paths", "parse_spec", "program_files", "script_of",
+           "split"]

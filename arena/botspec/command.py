@@ -196,10 +196,3 @@ def locate(words, base: str | None = None, env: dict | None = None, check_script
             where = "" if os.path.isabs(script) else f" (looked for it in {base})"
             raise CommandError(f"the bot's script {script!r} does not exist{where}")
     return out
-
-
-def resolve(cmd, base: str | None = None, env: dict | None = None) -> list[str]:
-    """:func:`anchor` then :func:`locate`: the local argv of a command typed in ``base``."""
-    return locate(anchor(cmd, base), base, env)
-
-

@@ -56,13 +56,6 @@ def program_files(argv: list[str], env: dict | None = None) -> tuple[str | None,
     return exe, None
 
 
-def describe_program(argv: list[str], env: dict | None = None) -> dict:
-    """What runs, for messages and records: ``{"program", "interpreter", "script"}``."""
-    exe, script = program_files(argv, env)
-    shebang = _shebang(exe, (env or os.environ).get("PATH")) if exe else None
-    return {"program": exe, "interpreter": shebang or (exe if script else None), "script": script}
-
-
 def loose_folders() -> set[str]:
     """Folders whose files are not one program's: the arena user's home, ``/tmp``, ``/``."""
     out = {"/", "/tmp", "/var/tmp", "/home", "/root", os.path.realpath(tempfile.gettempdir())}

@@ -32,13 +32,6 @@ def warn_sandbox(record: dict) -> None:
         typer.echo(f"arena: {line}", err=True)
 
 
-def seat_name(argv: list[str]) -> str:
-    """A short name for a ``--cmd`` bot: its script's or program's file name, without its
-    extension (see :func:`arena.botspec.distinct_names` for several)."""
-    from ..botspec.spec import default_name
-    return default_name(argv)
-
-
 #: the help of ``--engine``, shared by play and match
 ENGINE_HELP = ("A bot as one spec, cutechess-style: \"name=v2 cmd='python v2/bot.py' tc=500 option.depth=3\" "
                "(keys: name, cmd or bot, dir, ro, tc, move-ms, game-ms, increment-ms, startup-ms, option.NAME; "

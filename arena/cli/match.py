@@ -36,6 +36,7 @@ import typer
 from typer.core import TyperCommand
 
 from .app import command, emit_json
+from .game import ENGINE_HELP
 from ..errors import UsageError
 from ..tournament.tally import Tally
 from .options import parse_param
@@ -231,10 +232,7 @@ def match_cmd(
     cmd: List[str] = typer.Option([], "--cmd", metavar="COMMAND",
                                   help="A bot given as a command line, e.g. \"python3 my_bot.py\" (repeatable; "
                                        "named after its file, or the shortest path that tells two apart: v2/bot)."),
-    engine: List[str] = typer.Option([], "--engine", metavar="SPEC",
-                                     help="A bot as one spec, cutechess-style: \"name=v2 cmd='python v2/bot.py' "
-                                          "tc=500 option.depth=3\" (keys: name, cmd or bot, dir, ro, tc, move-ms, "
-                                          "game-ms, increment-ms, startup-ms, option.NAME; repeatable)."),
+    engine: List[str] = typer.Option([], "--engine", metavar="SPEC", help=ENGINE_HELP),
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1, metavar="N",
                                         help="Games in all, rounded up to whole seat-rotated groups "
                                              "(default 100; with --sprt the most games, default 20000)."),

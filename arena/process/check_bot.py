@@ -249,18 +249,6 @@ class _Checker:
                      f"{sum(s['moves'] for s in out['seats'])} moves, slowest {max(s['max_move_ms'] for s in out['seats']):.1f} ms")
 
 
-def _missing_file(argv: list[str]) -> str:
-    """``the bot's script 'nope.py' does not exist``: said before the sandbox would find it
-    unreadable ("" when the command can start here; see :func:`arena.botspec.locate`)."""
-    from ..botspec import CommandError, locate
-
-    try:
-        locate(argv)
-    except CommandError as exc:
-        return str(exc)
-    return ""
-
-
 def _decision_position(kind: str, variant: str, seed: int) -> Game | None:
     """A game of ``variant`` where seat 0 must take a ``kind`` decision (None without the variant).
 

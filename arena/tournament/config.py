@@ -496,12 +496,6 @@ def _str_list(src, path, value) -> list[str]:
     return value
 
 
-def script_of(argv) -> str | None:
-    """See :func:`arena.botspec.script_of` (kept here for callers of this module)."""
-    from ..botspec import script_of as found
-    return found(argv)
-
-
 def _format(src, value, bots, seats) -> tuple[str, dict]:
     if isinstance(value, str):
         value = {"type": value}
