@@ -159,7 +159,8 @@ JS = r"""
   root.appendChild(el("main", null, [table, aside]));
 
   var res = D.result;
-  document.getElementById("result").textContent = "final scores " + res.scores.join(" : ") + ", ranking " +
+  document.getElementById("result").textContent = !res ? "in play; " + D.actions.length + " actions so far" :
+    "final scores " + res.scores.join(" : ") + ", ranking " +
     res.ranking.join(", ") + ", " + res.rounds + " rounds" + (res.adjudicated ? " (adjudicated)" : "") +
     "; " + (D.actions.length) + " actions";
 

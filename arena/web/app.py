@@ -39,6 +39,8 @@ from .submissions import Pipeline, QuotaExceeded, Settings, check_quota, package
 from .withdrawal import withdraw_endpoint
 
 FORM_OVERHEAD = 64 << 10
+#: What the public sees of a game in flight in the list of live games.
+LIVE_KEYS = ("group", "rotation", "bots", "started", "state")
 
 
 class TooLarge(Exception):
@@ -134,8 +136,9 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         return public(player.status) if player is not None else "off"
 
     def live_games() -> list[dict]:
+        """The games in flight as the public may see them: never their seed (it tells the decks' order)."""
         live = getattr(player, "live", None)
-        return public(live()) if callable(live) else []
+        return [public({k: g[k] for k in LIVE_KEYS if k in g}) for g in live()] if callable(live) else []
 
     def ident(request: Request, key: str) -> int:
         value = parse_id(request.path_params[key])
@@ -436,7 +439,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
         Route("/docs/protocol", protocol_doc), Route("/docs/writing-a-bot", writing_doc),
         Route("/api/submissions", api_submit, methods=["POST"]),
         *private.routes(path, settings, public),
-        *follow.routes(path, public, live_games, base_url),
+        *follow.routes(path, public, live_games, base_url, delay=settings.live_delay),
         *json_api.read_routes(path, settings, public, live_games, play_status, base_url),
         Route("/api/withdraw", withdraw_endpoint(path, public), methods=["POST"]),
     ]

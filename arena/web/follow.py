@@ -2,8 +2,10 @@
 
 ``/live/G/R`` is the page (its own small script, allowed by its hash, asks
 ``/api/games/live/G/R`` every second and moves the viewer to the newest move);
-``/live/G/R/replay`` is the replay viewer of the game so far (:mod:`.live`); once the game
-is stored, each answers with (or sends to) the game's own page and its finished replay.
+``/live/G/R/replay`` is the replay viewer of the game so far (:mod:`.live`). While the game
+is played, each shows only what a spectator of the table sees, ``delay`` moves behind
+(:mod:`.spectator`: no seed, no deal, no order of a deck, no hidden pile or score); once
+the game is stored, each answers with (or sends to) the game's own page and its full replay.
 These answers change with every move, so they say ``Cache-Control: no-store`` and the
 public response cache does not keep them.
 """
@@ -20,7 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from ..replay.html import SCRIPT_TEXT, STYLE_TEXT
-from . import live, pages, site_pages, views
+from . import live, pages, site_pages, spectator, views
 from .security import page_policy
 
 NO_STORE = {"Cache-Control": "no-store"}
@@ -31,11 +33,26 @@ VIEWER_POLICY = page_policy(styles=(STYLE_TEXT,), scripts=(SCRIPT_TEXT,), framed
 MAX_NUMBER = 2 ** 62
 
 
-def routes(path: Path, public: Callable, live_games: Callable[[], list], base: str = "") -> list[Route]:
-    """The routes following the games in flight of the league file ``path``."""
+def routes(path: Path, public: Callable, live_games: Callable[[], list], base: str = "",
+           delay: int = 0) -> list[Route]:
+    """The routes following the games in flight of the league file ``path``, the public
+    ``delay`` moves behind each game."""
 
     rendered: dict = {}  # (group, rotation, moves) -> the viewer's page, the newest few
+    tables: dict = {}  # (group, rotation, moves read) -> what the public sees of it, the newest few
     rendering = threading.Lock()
+
+    def seen(group: int, rotation: int, frozen) -> dict:
+        """``{"moves", "over", "table"}`` of the game as the public sees it now."""
+        key = (group, rotation, len(frozen.history))
+        out = tables.get(key)
+        if out is None:
+            out = spectator.table(frozen, delay)
+            with rendering:
+                tables[key] = out
+                while len(tables) > 64:
+                    tables.pop(next(iter(tables)))
+        return out
 
     def numbers(request: Request) -> tuple[int, int] | None:
         g, r = request.path_params["group"], request.path_params["rotation"]
@@ -55,8 +72,15 @@ def routes(path: Path, public: Callable, live_games: Callable[[], list], base: s
         if gid is not None:
             return {"state": "finished", "game": gid}
         followed = live.follow(path, group, rotation)
-        if followed is not None:
-            return dict(public(followed.state()), state="playing", followed=followed)
+        frozen = followed.frozen() if followed is not None else None
+        if frozen is not None:
+            try:
+                view = seen(group, rotation, frozen)
+            except Exception:  # noqa: BLE001 - moves that do not replay (a line the referee read otherwise)
+                view = None
+            if view is not None:
+                return dict(public(followed.state()), state="playing", followed=followed, moves=view["moves"],
+                            table=public(view["table"]))
         flight = in_flight(group, rotation)
         if flight is not None:  # handed out, not followed (built-in bots, a cluster) or not started
             return {"state": "playing", "moves": 0, "bots": flight.get("bots") or [], "started": flight.get("started"),
@@ -84,20 +108,22 @@ def routes(path: Path, public: Callable, live_games: Callable[[], list], base: s
         return HTMLResponse(page, headers={**NO_STORE, "Content-Security-Policy": LIVE_POLICY})
 
     def viewer(group: int, rotation: int) -> tuple[str, dict | None]:
-        from ..replay.html import render_html
-
         gid = stored(group, rotation)
         if gid is not None:
             return "finished", {"game": gid}
         followed = live.follow(path, group, rotation)
-        record = followed.record() if followed is not None else None
-        if record is None:
+        frozen = followed.frozen() if followed is not None else None
+        if frozen is None:
             return "unknown", None
-        key = (group, rotation, len(record["actions"]))
+        try:
+            shown = seen(group, rotation, frozen)["moves"]
+        except Exception:  # noqa: BLE001 - moves that do not replay (a line the referee read otherwise)
+            return "unknown", None
+        key = (group, rotation, shown)
         page = rendered.get(key)
         if page is None:  # each move is rendered once, however many follow the game
             try:
-                page = render_html(public(record))
+                page = spectator.render(public(spectator.viewer_data(frozen, delay, f"game {group}-{rotation}")))
             except Exception:  # noqa: BLE001 - moves that do not replay (a line the referee read otherwise)
                 return "unknown", None
             with rendering:
@@ -127,8 +153,9 @@ def routes(path: Path, public: Callable, live_games: Callable[[], list], base: s
         if where["state"] == "finished":
             out.update(game=where["game"], game_url=f"/game/{where['game']}", url=f"{base}/game/{where['game']}")
         else:
-            out.update(moves=where.get("moves", 0), bots=where.get("bots") or [], started=where.get("started"),
-                       followed=where.get("followed") is not None, url=f"{base}/live/{group}/{rotation}")
+            out.update(moves=where.get("moves", 0), delay=delay, bots=where.get("bots") or [],
+                       started=where.get("started"), followed=where.get("followed") is not None,
+                       table=where.get("table"), url=f"{base}/live/{group}/{rotation}")
         return JSONResponse(out, headers=NO_STORE)
 
     return [Route("/live/{group:int}/{rotation:int}", live_game),

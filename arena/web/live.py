@@ -7,8 +7,10 @@ referee's protocol log, after a first line naming the game's rules, seats, seed 
 game, as the referee played it: a reply to the request the seat was asked (same ``id``)
 is its move; a reply the rules refuse, or a seat asked nothing more while it was to move
 (it timed out, crashed or broke the protocol), is that seat's forfeit, the league's fault
-policy. The record it gives (:meth:`LiveGame.record`) is a replay of the game so far, which
-the replay viewer shows like any other; the stored replay replaces it when the game ends.
+policy. The record it gives (:meth:`LiveGame.record`) is a replay of the game so far, for
+the server's own use: it names the seed. The public sees the game through
+:meth:`LiveGame.frozen` and :mod:`.spectator` (what a spectator of the table sees); the
+stored replay replaces it when the game ends.
 
 Games whose seats are all built-in bots are played inside a worker in milliseconds and
 have no such file; neither do games played on a Dask cluster (their workers are elsewhere).
@@ -144,6 +146,16 @@ class LiveGame:
             record["result"] = None
             record["final_digest"] = None
             return record
+
+    def frozen(self):
+        """The game as read so far (:class:`.spectator.Frozen`), None before its first line
+        or when it cannot be followed."""
+        from .spectator import Frozen
+
+        with self.lock:
+            if self.head is None or self.game is None or self.broken:
+                return None
+            return Frozen(dict(self.head), list(self.game.history), list(self.move_times))
 
     def state(self) -> dict:
         """``{"moves", "bots", "started"}``: how far the game is."""
