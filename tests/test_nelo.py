@@ -56,3 +56,38 @@ def test_nelo_stands_beside_elo_in_the_match_report_and_the_standings(tmp_path):
     assert " nelo " in text and "one vs two: nElo " in text
     table = list(csv.DictReader(io.StringIO(CliRunner().invoke(app, ["standings", str(out), "--csv"]).stdout)))
     assert float(table[0]["nelo"]) == pytest.approx(rows[table[0]["bot"]]["nelo"])
+
+
+def test_single_games_take_the_game_formula_as_fastchess_prints_wdl():
+    """W 60 D 20 L 20 of single games: fastchess's EloWDL prints (m - 1/2) / sqrt(v) * 800 / ln 10
+    (+173.7 +/- 68.1); the pair formula gave 1/sqrt(2) of it (+122.8)."""
+    scores = [1.0] * 60 + [0.5] * 20 + [0.0] * 20
+    m = sum(scores) / 100
+    v = sum((x - m) ** 2 for x in scores) / 100
+    out = nelo(scores, single=True)
+    assert out["nelo"] == pytest.approx((m - 0.5) / math.sqrt(v) * 800 / math.log(10))
+    assert out["nelo"] == pytest.approx(173.72, abs=0.01) and out["nelo_error"] == pytest.approx(68.09, abs=0.01)
+    assert out["games"] == 100 and nelo(scores)["nelo"] == pytest.approx(out["nelo"] / math.sqrt(2))
+
+
+def test_a_match_without_seat_swaps_prints_the_nelo_of_games(tmp_path):
+    from arena.cli.match import Tally
+    from arena.tournament.config import load_config
+    from arena.tournament.store import Store
+
+    out = tmp_path / "m"
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nbots: [{{name: one, bot: random}}, {{name: two, bot: random}}]\ngames: 60\n"
+                    f"swap: false\nexecutor: inprocess\nconcurrency: 1\nreplays: false\noutput: {out}\n")
+    r = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    store = Store.open(out, create=False)
+    try:
+        games = store.games()
+    finally:
+        store.close()
+    scores = [1.0 if g["seats"][0]["rank"] < g["seats"][1]["rank"] else 0.0 if g["seats"][0]["rank"] >
+              g["seats"][1]["rank"] else 0.5 for g in games]
+    expected = nelo(scores, single=True)
+    line = next(x for x in Tally(load_config(path), games).report_lines() if x.startswith("  Elo "))
+    assert f", nElo {expected['nelo']:+.1f} +/- {expected['nelo_error']:.1f} over 60 games" in line, line

@@ -176,7 +176,7 @@ class _Live:
         self.test = None
         if cfg.format == "sprt":
             o = cfg.format_options
-            self.test = SPRT.of(o)
+            self.test = SPRT.of(o, cfg.rotations)
         for g in sorted(games, key=lambda g: (g["group"], g["rotation"])):
             self.add(g["group"], [x["bot"] for x in g["seats"]], [x["rank"] for x in g["seats"]])
 

@@ -28,6 +28,13 @@ normalized Elo*, section 4.1: a fixed point of ``q_i = p_i / (1 + theta phi_i)``
 hypotheses scale with the spread of the pair scores, so lopsided pairs -- nearly every pair
 won, a small variance -- decide it within a few dozen pairs where the logistic test, whose
 hypotheses stay at 0 and 10 Elo whatever the spread, needs a hundred.
+
+Single games (``--noswap``, ``swap: false``: one game a deal, ``single=True``) are not pairs:
+a group is then one game, its score one of the game's own outcomes (0, 1/2, 1 at two seats:
+the trinomial of losses, draws and wins, as fishtest's ``LLR_logistic`` and ``LLR_normalized``
+on ``[L, D, W]`` and fastchess's ``SPRT::getLLR(win, draw, loss)``), and normalized Elo is
+measured in standard deviations of a game's score, not of a pair's: ``t_H = neloH / (800 /
+ln 10)``, without the pair's ``sqrt(2)``.
 """
 
 from __future__ import annotations
@@ -79,14 +86,21 @@ def group_scores(games: list[dict], candidate: str, seats: int, rotations: int |
     return np.array([sum(v) / per for k, v in sorted(by_group.items()) if len(v) == per], dtype=float)
 
 
-def score_counts(scores) -> tuple[np.ndarray, np.ndarray]:
+#: the grids of group scores: a seat-rotated group at two, three, four seats
+GROUP_GRIDS = (4, 12, 24)
+#: the grids of a single game's score: two seats (loss, draw, win), three, four
+GAME_GRIDS = (2, 4, 12)
+
+
+def score_counts(scores, grids: tuple[int, ...] = GROUP_GRIDS) -> tuple[np.ndarray, np.ndarray]:
     """The possible group scores and how often each was seen (never seen: :data:`EPSILON`).
 
-    The grid is the finest of 1/4, 1/12, 1/24 (two, three, four seats) the scores need;
+    The grid is the coarsest of ``grids`` the scores fit: of groups 1/4, 1/12, 1/24 (two,
+    three, four seats), of single games (:data:`GAME_GRIDS`) 1/2 (the trinomial), 1/4, 1/12;
     scores off every grid are taken as they are, with 0 and 1 added as never seen.
     """
     x = np.asarray(scores, dtype=float)
-    for steps in (4, 12, 24):
+    for steps in grids:
         k = np.rint(x * steps)
         if np.all(np.abs(x * steps - k) < 1e-6):
             counts = np.bincount(k.astype(np.int64), minlength=steps + 1).astype(float)
@@ -149,19 +163,27 @@ MODELS = ("logistic", "normalized")
 @dataclass(frozen=True)
 class SPRT:
     """An SPRT of H0: elo <= elo0 against H1: elo >= elo1 with error rates alpha and beta;
-    ``model`` ``logistic`` (Elo) or ``normalized`` (elo0 and elo1 in nElo, see the module)."""
+    ``model`` ``logistic`` (Elo) or ``normalized`` (elo0 and elo1 in nElo, see the module);
+    ``single``: each score is one game (no seat-rotated repeats), not a group."""
 
     elo0: float = 0.0
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
     model: str = "logistic"
+    single: bool = False
 
     @classmethod
-    def of(cls, options: dict) -> "SPRT":
-        """The test of a tournament's ``format_options`` (``model`` absent: logistic)."""
+    def of(cls, options: dict, rotations: int | None = None) -> "SPRT":
+        """The test of a tournament's ``format_options`` (``model`` absent: logistic);
+        ``rotations`` 1 (one game a deal, ``swap: false``) makes it a test of single games."""
         return cls(options["elo0"], options["elo1"], options["alpha"], options["beta"],
-                   options.get("model", "logistic"))
+                   options.get("model", "logistic"), rotations == 1)
+
+    @property
+    def t_scale(self) -> float:
+        """``t_H / neloH``: a pair's score spreads ``sqrt(2)`` times less than a game's."""
+        return (1.0 if self.single else math.sqrt(2.0)) / NELO_SCALE
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -173,12 +195,12 @@ class SPRT:
         x = np.asarray(scores, dtype=float)
         if len(x) == 0:
             return 0.0
-        values, counts = score_counts(x)
+        values, counts = score_counts(x, GAME_GRIDS if self.single else GROUP_GRIDS)
         n = counts.sum()
         p = counts / n
         if self.model == "normalized":
-            p0 = mle_with_t(values, p, math.sqrt(2.0) * self.elo0 / NELO_SCALE)
-            p1 = mle_with_t(values, p, math.sqrt(2.0) * self.elo1 / NELO_SCALE)
+            p0 = mle_with_t(values, p, self.t_scale * self.elo0)
+            p1 = mle_with_t(values, p, self.t_scale * self.elo1)
         else:
             p0 = mle_with_mean(values, p, mu(self.elo0))
             p1 = mle_with_mean(values, p, mu(self.elo1))
@@ -193,7 +215,7 @@ class SPRT:
         mean = float(x.mean()) if len(x) else 0.5
         out = {"groups": int(len(x)), "llr": llr, "lower": lower, "upper": upper, "decision": decision,
                "score": mean, "elo": elo_of(mean), "elo0": self.elo0, "elo1": self.elo1,
-               "alpha": self.alpha, "beta": self.beta, "model": self.model}
+               "alpha": self.alpha, "beta": self.beta, "model": self.model, "single": self.single}
         if len(x) >= 2:
             se = float(x.std(ddof=1)) / math.sqrt(len(x))
             out["elo_ci"] = [elo_of(mean - 1.96 * se), elo_of(mean + 1.96 * se)]
@@ -213,15 +235,17 @@ NELO_SCALE = 800.0 / math.log(10.0)
 Z95 = 1.959963984540054
 
 
-def nelo(scores) -> dict | None:
-    """Normalized Elo of pair scores, as fastchess prints it for pentanomial results.
+def nelo(scores, single: bool = False) -> dict | None:
+    """Normalized Elo of pair scores, as fastchess prints it for pentanomial results, or of
+    single games' scores (``single``) as it prints it for W/D/L results.
 
     With ``m`` the mean pair score and ``v`` their variance (over the ``n`` pairs, not
     ``n - 1``): ``nElo = (m - 1/2) / sqrt(2 v) * 800 / ln 10``, and its 95% half-width maps
     ``m +/- 1.96 sqrt(v / n)`` the same way (``1.96 / sqrt(2 n) * 800 / ln 10``). It measures
-    the difference in standard deviations of the pair score, so it says how many pairs a
-    test needs whatever the draw rate. None with fewer than two pairs or when every pair
-    scored alike."""
+    the difference in standard deviations of a game's score (a pair's spreads ``sqrt(2)``
+    times less), so it says how many games a test needs whatever the draw rate. Single
+    games: ``(m - 1/2) / sqrt(v) * 800 / ln 10``, half-width ``1.96 / sqrt(n) * 800 / ln 10``.
+    None with fewer than two scores or when every one scored alike."""
     x = np.asarray([float(s) for s in scores])
     n = len(x)
     if n < 2:
@@ -230,9 +254,10 @@ def nelo(scores) -> dict | None:
     v = float(((x - m) ** 2).mean())
     if v <= 0:
         return None
-    value = (m - 0.5) / math.sqrt(2 * v) * NELO_SCALE
-    half = Z95 * math.sqrt(v / n) / math.sqrt(2 * v) * NELO_SCALE
-    return {"nelo": value, "nelo_error": half, "pairs": n}
+    spread = math.sqrt(v if single else 2 * v)
+    value = (m - 0.5) / spread * NELO_SCALE
+    half = Z95 * math.sqrt(v / n) / spread * NELO_SCALE
+    return {"nelo": value, "nelo_error": half, "games" if single else "pairs": n}
 
 
 def describe(status: dict) -> str:

@@ -178,13 +178,13 @@ def report(store: Store, bootstrap: int | None = None) -> dict:
         out["swiss"] = json.loads(store.meta("swiss"))  # pairings, byes and scores (byes included)
     if info.get("format") == "sprt":
         opts = info["format_options"]
-        test = SPRT.of(opts)
+        test = SPRT.of(opts, info.get("rotations"))
         scores = group_scores(games, opts["candidate"], info["seats"], info.get("rotations"))
         status = test.status(scores)
         status.update(candidate=opts["candidate"], baseline=opts["baseline"])
         if info["seats"] == 2:
             status["pentanomial"] = pentanomial(scores)
-            normalized = nelo(scores)
+            normalized = nelo(scores, single=info.get("rotations") == 1)
             if normalized is not None:
                 status.update(nelo=normalized["nelo"], nelo_error=normalized["nelo_error"])
         out["sprt"] = status

@@ -16,7 +16,9 @@ def pace(test, scores: list[float]) -> str | None:
     moves the LLR by only about log((1 - mu1) / (1 - mu0)), -0.029 between 0 and 10 Elo:
     about a hundred pairs whatever the margin. The normalized model measures the
     hypotheses in standard deviations of the pair score and moves faster there."""
-    from .sprt import SPRT, pentanomial
+    from dataclasses import replace
+
+    from .sprt import pentanomial
 
     n = len(scores)
     counts = pentanomial(scores)
@@ -27,14 +29,14 @@ def pace(test, scores: list[float]) -> str | None:
         return None
     step = status["llr"] / n
     bound = status["lower"] if step < 0 else status["upper"]
-    other = SPRT(test.elo0, test.elo1, test.alpha, test.beta, "normalized")
-    fast = other.llr(scores) / n
+    fast = replace(test, model="normalized").llr(scores) / n
     extreme = "0" if counts[0] >= counts[4] else "1"
-    text = (f"  lopsided pairs ({max(counts[0], counts[4])} of {n} scored {extreme}): the fits of both "
-            f"hypotheses put their pairs at 0 and 1 (the largest pentanomial variance), so a pair moves the "
-            f"LLR by {step:+.3f}, about {math.ceil(bound / step)} pairs to decide")
+    unit, law = ("game", "trinomial") if test.single else ("pair", "pentanomial")
+    text = (f"  lopsided {unit}s ({max(counts[0], counts[4])} of {n} scored {extreme}): the fits of both "
+            f"hypotheses put their {unit}s at 0 and 1 (the largest {law} variance), so a {unit} moves the "
+            f"LLR by {step:+.3f}, about {math.ceil(bound / step)} {unit}s to decide")
     if fast * step > 0:
-        text += f"; model=normalized (nElo bounds) moves {fast:+.3f} a pair, about {math.ceil(bound / fast)}"
+        text += f"; model=normalized (nElo bounds) moves {fast:+.3f} a {unit}, about {math.ceil(bound / fast)}"
     return text
 
 
@@ -107,11 +109,11 @@ class Tally:
                 se = sd / math.sqrt(n)
                 p["elo"] = elo_of(m)
                 p["elo_error"] = (elo_of(m + 1.96 * se) - elo_of(m - 1.96 * se)) / 2
-                normalized = nelo(scores)
+                normalized = nelo(scores, single=per == 1)
                 if normalized is not None:
                     p["nelo"], p["nelo_error"] = normalized["nelo"], normalized["nelo_error"]
             if self.cfg.format == "sprt":
-                test = SPRT.of(fmt)
+                test = SPRT.of(fmt, per)
                 side = scores if key[0] == fmt["candidate"] else [1 - s for s in scores]
                 p["sprt"] = test.status(side)
                 p["sprt"]["pace"] = pace(test, side)
@@ -166,7 +168,7 @@ class Tally:
             from .sprt import SPRT, describe, group_scores
 
             o = self.cfg.format_options
-            s = SPRT.of(o).status(
+            s = SPRT.of(o, self.cfg.rotations).status(
                 group_scores(self.games, o["candidate"], self.cfg.seats, self.cfg.rotations))
             lines.append(f"  {describe(s)}")
         return lines
