@@ -77,7 +77,18 @@ def serve_cmd(
                                              help="Where visitors reach the site (https://league.example.org), for "
                                                   "the links of API answers; default http://HOST:PORT."),
     max_connections: int = typer.Option(500, "--max-connections", min=10,
-                                        help="Connections served at once; beyond, new ones are answered 503."),
+                                        help="Connections held at once; beyond, a new one closes the idle "
+                                             "connection of the biggest holder, or is refused if it is that holder."),
+    per_client: int = typer.Option(32, "--per-client-connections", min=1,
+                                   help="Connections one client address (an IPv6 /64) may hold; beyond, 429. "
+                                        "A trusted proxy is not limited."),
+    idle_timeout: float = typer.Option(5.0, "--idle-timeout", min=0.5,
+                                       help="Seconds a connection may wait without sending a byte of a request."),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=1,
+                                         help="Seconds a request head may take from its first byte to its end."),
+    forwarded_allow_ips: str = typer.Option("127.0.0.1,::1", "--forwarded-allow-ips", metavar="ADDRESSES",
+                                            help="Proxies whose X-Forwarded-For names the client (addresses or "
+                                                 "networks, comma-separated; * for any): keep it to your proxy."),
 ) -> None:
     """Serve the league's website and play its games continuously.
 
@@ -118,6 +129,7 @@ def serve_cmd(
                         build_timeout_s=build_timeout, check_timeout_s=check_timeout, build_memory_mb=build_memory_mb,
                         submissions_per_hour=per_hour, pending_per_author=pending, pace=pace)
     settings = replace(settings, caps=replace(settings.caps, archive_bytes=max_upload_kib << 10))
+    limits = _connection_limits(max_connections, per_client, idle_timeout, header_timeout, forwarded_allow_ips)
     from ..web.lifetime import end_leftovers
 
     ended = end_leftovers(file)  # before the league file is opened: see arena/web/lifetime.py
@@ -133,8 +145,7 @@ def serve_cmd(
         typer.echo(f"arena: warning: {' and '.join(weaker)}: submitted code can reach more than the strict "
                    f"sandbox allows; do not run a public league like this", err=True)
     typer.echo(f"serving {file} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    config = uvicorn.Config(app, log_level="warning", proxy_headers=True, limit_concurrency=max_connections,
-                            timeout_graceful_shutdown=STOP_GRACE_S, timeout_keep_alive=5)
+    config = server_config(app, limits)
     server = _Server(config, app.state.stop_now)
     try:
         server.run(sockets=[sock])
@@ -146,6 +157,33 @@ def serve_cmd(
 
 #: Seconds a stopping server gives requests in progress before it closes their connections.
 STOP_GRACE_S = 3
+
+
+def _connection_limits(max_connections: int, per_client: int, idle_s: float, head_s: float, trusted: str):
+    """The connection limits of the serve options (see arena/web/connections.py)."""
+    from ..web.connections import Limits, parse_trusted
+
+    try:
+        parse_trusted(trusted)
+    except ValueError as exc:
+        raise UsageError(f"--forwarded-allow-ips {trusted}: {exc}") from None
+    return Limits(max_connections=max_connections, per_client=per_client, idle_s=idle_s, head_s=head_s,
+                  trusted=trusted)
+
+
+def server_config(app, limits):
+    """The uvicorn configuration of ``arena serve``: its HTTP protocol holds ``limits``
+    (arena/web/connections.py), so uvicorn's own cap, which answers 503 to everyone once
+    reached, is off; ``X-Forwarded-*`` headers are believed from ``limits.trusted`` only."""
+    import math
+
+    import uvicorn
+
+    from ..web.connections import protocol_class
+
+    return uvicorn.Config(app, log_level="warning", http=protocol_class(limits), ws="none", proxy_headers=True,
+                          forwarded_allow_ips=limits.trusted, limit_concurrency=None,
+                          timeout_graceful_shutdown=STOP_GRACE_S, timeout_keep_alive=math.ceil(limits.idle_s))
 
 
 def _listen(host: str, port: int):
