@@ -57,6 +57,10 @@ def serve_cmd(
                                        help="Play the background games on the Dask cluster of this scheduler "
                                             "(tcp://host:8786); see docs/cluster.md."),
     pace: float = typer.Option(30.0, "--pace", min=0, help="League games per minute (0: as fast as the workers go)."),
+    live_delay: int = typer.Option(0, "--live-delay", min=0, metavar="N",
+                                   help="Show strangers a game in flight N moves behind (its full record once it ends)."),
+    public_build_logs: bool = typer.Option(False, "--public-build-logs",
+                                           help="Show every submission's build log to everyone, not only to its author."),
     unsafe_sandbox: Optional[str] = typer.Option(
         None, "--unsafe-sandbox", metavar="TIER",
         help="Play submitted bots in a weaker sandbox tier than strict (basic or none): only for a private league."),
@@ -120,14 +124,21 @@ def serve_cmd(
         if value is not None and value not in TIERS:
             raise UsageError(f"{option} {value!r}: give one of {', '.join(TIERS)}")
         tiers[option] = value or "strict"
-    if "strict" in tiers.values():
+    # builds and checks run here; games run here too, or on the cluster's workers, which
+    # decide their tier there: a worker that cannot give strict refuses the league's games,
+    # unless --unsafe-sandbox names the tier it may fall back to
+    here = [tiers["--unsafe-build-sandbox"]] + ([tiers["--unsafe-sandbox"]] if not dask else [])
+    if "strict" in here:
         why = strict_missing()
         if why:
             raise UsageError(f"the strict sandbox cannot run on this machine: {why}; a public league needs it "
                              f"(for a private one, --unsafe-sandbox basic --unsafe-build-sandbox basic)")
+    if dask and unsafe_sandbox is not None and unsafe_sandbox != "strict":
+        tiers["--unsafe-sandbox"] = {"tier": "strict", "fallback": unsafe_sandbox}
     settings = Settings(tier=tiers["--unsafe-build-sandbox"], game_tier=tiers["--unsafe-sandbox"],
                         build_timeout_s=build_timeout, check_timeout_s=check_timeout, build_memory_mb=build_memory_mb,
-                        submissions_per_hour=per_hour, pending_per_author=pending, pace=pace)
+                        submissions_per_hour=per_hour, pending_per_author=pending, pace=pace,
+                        live_delay=live_delay, public_build_logs=public_build_logs)
     settings = replace(settings, caps=replace(settings.caps, archive_bytes=max_upload_kib << 10))
     limits = _connection_limits(max_connections, per_client, idle_timeout, header_timeout, forwarded_allow_ips)
     from ..web.lifetime import end_leftovers
@@ -140,7 +151,7 @@ def serve_cmd(
     port = sock.getsockname()[1]
     url = public_url or f"http://{host if ':' not in host else f'[{host}]'}:{port}"
     app = create_app(file, settings, play=play, concurrency=concurrency, dask=dask, public_url=url)
-    weaker = [f"{o} {t}" for o, t in tiers.items() if t != "strict"]
+    weaker = [f"{o} {t['fallback'] if isinstance(t, dict) else t}" for o, t in tiers.items() if t != "strict"]
     if weaker:
         typer.echo(f"arena: warning: {' and '.join(weaker)}: submitted code can reach more than the strict "
                    f"sandbox allows; do not run a public league like this", err=True)
