@@ -11,9 +11,12 @@ each worker it keeps
   with a ``build`` step) and the logs of games in flight.
 
 :func:`play_remote` plays one game (:func:`play_batch` several in a row, one Dask task): it checks that this worker can give the sandbox tier
-the game asks for (a worker that cannot refuses the game with :class:`TierRefused` -- the
+the game asks for -- the tier is decided here, where the bots run: ``auto`` is the strongest
+tier this worker offers (strict where its bubblewrap works), whatever the coordinator's
+machine can run; a worker that cannot give a named tier (or, for command-line bots, any
+tier that keeps them away from the arena) refuses the game with :class:`TierRefused` -- the
 coordinator sends it to another worker; a game is never played in a weaker tier than it
-asked for), unpacks the bundles the game needs, rewrites the seats' commands to run from
+asked for, and its record says the tier it had and the one it asked for (``requested``) --, unpacks the bundles the game needs, rewrites the seats' commands to run from
 them, plays the game with :func:`arena.tournament.executors.execute`, and -- when the
 request says ``return_files`` -- moves the replay and each seat's stderr log into the
 record (``outcome["replay_text"]``, ``seat["stderr_text"]``) and deletes them here, so a
@@ -224,7 +227,17 @@ def worker_status(dask_worker=None) -> dict:
                      "lapsed": plugin.lapsed or plugin.overdue(), "games_playing": plugin.active,
                      "bot_processes": bots, "bundles": bundles, "folder": str(plugin.root) if plugin.root else None})
     tier, why = best_tier()
-    return {"tier": tier or "none", "not_strict": why, "runs": runs}
+    return {"tier": tier or "none", "not_strict": why, "runs": runs,
+            "name": str(getattr(dask_worker, "name", "") or "")}
+
+
+def worker_tier(dask_worker=None) -> dict:
+    """The sandbox tier ``auto`` gives on this worker and why it is not strict (run on every
+    worker by the coordinator when workers join: the run names each worker's tier)."""
+    from ..process.sandbox import best_tier
+
+    tier, why = best_tier()
+    return {"tier": tier, "not_strict": why, "name": str(getattr(dask_worker, "name", "") or "")}
 
 
 def clean_worker(everything: bool = False, dask_worker=None) -> list[str]:
@@ -310,14 +323,20 @@ def _check_commands(seats: list[dict], worker: str) -> None:
             raise CannotStart(f"the worker {worker} cannot start bot {seat.get('name')!r}: {exc}") from None
 
 
-def check_tier(sandbox, worker: str) -> None:
-    """Refuse a game whose tier this worker cannot give (strict without a fallback)."""
-    from ..process.sandbox import strict_missing
+def check_tier(sandbox, worker: str, installed_only: bool = False) -> None:
+    """Refuse a game whose tier this worker cannot give: strict without a fallback where
+    bubblewrap cannot run; ``auto`` for command-line bots where no tier keeps them away from
+    the arena (an ordinary user without bubblewrap; ``installed_only``: every bot is a
+    registered one, which basic may hold). ``auto`` is otherwise this worker's strongest tier."""
+    from ..process.sandbox import best_tier, strict_missing
 
     tier = sandbox.get("tier") if isinstance(sandbox, dict) else sandbox
     fallback = sandbox.get("fallback") if isinstance(sandbox, dict) else None
     if tier == "auto":
-        raise TierRefused(worker, "auto", "the coordinator must name a concrete tier")
+        best, why = best_tier()
+        if best is None and not installed_only:
+            raise TierRefused(worker, "strict or basic", why)
+        return
     if tier == "strict" and fallback in (None, "strict"):
         why = strict_missing()
         if why:
@@ -332,9 +351,10 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
 
     plugin = _plugin(payload["plugin"])
     request = dict(payload["request"])
-    if payload.get("play") != "inprocess":  # in-process games start no bot process
-        check_tier(request.get("sandbox") or "auto", plugin.worker_address)
     seats = [dict(s) for s in request.get("seats") or []]
+    asked = request.get("sandbox") or "auto"
+    if payload.get("play") != "inprocess":  # in-process games start no bot process
+        check_tier(asked, plugin.worker_address, installed_only=all(s.get("bot") and not s.get("cmd") for s in seats))
     for i, digest, folder in payload.get("bundled") or ():
         from ..packages.bundle import rewrite
 
@@ -379,6 +399,10 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
     plugin.active += 1
     try:
         reply = execute({**payload, "request": request}, pool)
+        record = (reply.get("outcome") or {}).get("sandbox") if isinstance(reply, dict) else None
+        if isinstance(record, dict) and record.get("tier"):
+            # the tier the game asked for, beside the one this worker gave it
+            record.setdefault("requested", asked.get("tier", "auto") if isinstance(asked, dict) else asked)
         if collect:
             _collect(reply["outcome"], replay)
     finally:

@@ -19,9 +19,14 @@ coordinator writes them to its own output folder; a command-line bot's program f
 packed once by content hash, scattered to the cluster and unpacked (and built) once per
 worker; each worker keeps a pool of live bot processes across games through a worker
 plugin registered for the run (and removed at its end: pools closed, folders deleted).
-The sandbox tier ``auto`` is resolved here, on the coordinator, so every worker plays the
-same concrete tier; a worker that cannot give it refuses the game, which goes to another
-worker -- and when no worker can, the run stops with a sentence.
+The sandbox tier is decided where the bots run: ``auto`` travels as it is and each worker
+gives its strongest tier (strict where its bubblewrap works), whatever the coordinator's own
+machine can run -- the coordinator starts no bot and asks nothing of its own sandbox. A
+worker that cannot give a named tier (strict without a fallback) refuses the game, which
+goes to another worker -- and when no worker can, the run stops with a sentence. The run
+names each worker's tier as workers join, every game's record says the tier it had (and
+the one it asked for), and the run's last line says when its games did not all have the
+same tier.
 """
 
 from __future__ import annotations
@@ -86,6 +91,7 @@ class DaskExecutor:
         self.keep = keep
         self.lease_s = float(os.environ.get("ARENA_CLUSTER_LEASE_S") or LEASE_S)
         self.echo = _say
+        self._asked = "auto"  # the sandbox the run's games ask for (named with the workers' tiers)
         self._renewer: threading.Thread | None = None
         self._renewing = threading.Event()
         self._registered = False
@@ -122,11 +128,13 @@ class DaskExecutor:
         from distributed.scheduler import KilledWorker
 
         from ..cluster.landing import Landing
-        from ..cluster.worker import ArenaWorker, TierRefused
+        from ..cluster.worker import ArenaWorker, TierRefused, worker_tier
 
         client = self.client or self._connect()
         self.client = client
-        size = {"threads": sum(client.nthreads().values()) or 1, "checked": time.monotonic(), "said": None}
+        size = {"threads": sum(client.nthreads().values()) or 1, "checked": time.monotonic(), "said": None,
+                "workers": (), "bots": False}
+        tiers_said: set = set()  # the workers whose sandbox tier the run named
         tasks = iter(tasks)
         retry: deque = deque()
         attempts: dict[str, int] = {}
@@ -161,12 +169,28 @@ class DaskExecutor:
                     info = None
                 if info is not None:
                     size["threads"] = sum(int(w.get("nthreads") or 1) for w in info.values()) or 1
+                    size["workers"] = tuple(info)
                     said = (len(info), size["threads"])
                     if said != size["said"]:
                         size["said"] = said
                         self.echo(f"the cluster has {said[0]} worker{'s' if said[0] != 1 else ''} "
                                   f"({said[1]} thread{'s' if said[1] != 1 else ''})")
+                    say_tiers()
             return size["threads"]
+
+        def say_tiers() -> None:
+            """Name the sandbox tier of each worker not named yet (a run of bot processes)."""
+            new = [w for w in size["workers"] if w not in tiers_said]
+            if not size["bots"] or not new:
+                return
+            try:
+                found = client.run(worker_tier, workers=new, on_error="return")
+            except Exception:  # the scheduler is away: said where a result is awaited
+                return
+            line = tier_line(found, self._asked)
+            tiers_said.update(found)
+            if line:
+                self.echo(line)
 
         workers_now()
 
@@ -238,6 +262,9 @@ class DaskExecutor:
                 sent, bundles = shipper.prepare(payload(task), self.plugin)
                 sents.append(sent)
                 needed.update(bundles)
+                if not size["bots"] and sent.get("play") != "inprocess":  # bots run: name their tiers
+                    size["bots"], self._asked = True, sent["request"].get("sandbox") or "auto"
+                    say_tiers()
             allowed = None
             if refusing:
                 allowed = [w for w in client.scheduler_info()["workers"] if w not in refusing]
@@ -298,7 +325,7 @@ class DaskExecutor:
                         other.cancel()
                     inflight.clear()
             report_deaths()  # an event that came after its game's result
-            if any(" instead of " in tier for tier in tiers_seen):
+            if len(tiers_seen) > 1 or any(" instead of " in tier for tier in tiers_seen):
                 self.echo("the workers' games ran in " + ", ".join(
                     f"{tier} ({n} game{'s' if n != 1 else ''})" for tier, n in sorted(tiers_seen.items()))
                     + ": each game's record says which tier it had and why")
@@ -437,26 +464,38 @@ def _unwrap(fut, value):
     return value
 
 
-def concrete_tier(sandbox, installed_only: bool):
-    """The request's ``sandbox`` with ``auto`` resolved here, on the coordinator: every worker
-    plays the same concrete tier (one that cannot give it refuses the game)."""
-    from ..process.sandbox import best_tier
-
-    tier = sandbox.get("tier") if isinstance(sandbox, dict) else (sandbox or "auto")
-    if tier != "auto":
-        return sandbox
-    best, why = best_tier()
-    if best is None:
-        if not installed_only:
-            raise UsageError(f"no sandbox tier that keeps bots away from the arena can run on the coordinator "
-                             f"to name for the workers ({why}); name a tier (sandbox: strict, or basic)")
-        best = "basic"
-    return {**sandbox, "tier": best} if isinstance(sandbox, dict) else best
+def tier_line(found: dict, asked="auto") -> str:
+    """One line naming the sandbox tier each worker of ``found`` (address -> what
+    :func:`arena.cluster.worker.worker_tier` said) gives games that ask for ``asked``,
+    grouped by tier: ``sandbox on the workers: strict on box0, box1; basic on box2 (not
+    strict: bubblewrap is not installed ...)``."""
+    tier = asked.get("tier", "auto") if isinstance(asked, dict) else (asked or "auto")
+    fallback = asked.get("fallback") if isinstance(asked, dict) else None
+    groups: dict[str, list[str]] = {}
+    why: dict[str, str] = {}
+    for address, st in sorted(found.items()):
+        if not isinstance(st, dict):  # the worker left (or failed) while asked
+            continue
+        name = str(st.get("name") or address)
+        offers = st.get("tier")
+        if tier == "auto":
+            gives = offers or "no tier for command-line bots"
+        elif tier == "strict" and offers != "strict":
+            gives = fallback if fallback not in (None, "strict") else "refused"
+        else:
+            gives = tier
+        groups.setdefault(gives, []).append(name)
+        if gives != "strict" and st.get("not_strict"):
+            why.setdefault(gives, st["not_strict"])
+    parts = [f"{gives} on {', '.join(names)}" + (f" (not strict: {why[gives]})" if gives in why else "")
+             for gives, names in groups.items()]
+    return "sandbox on the workers: " + "; ".join(parts) if parts else ""
 
 
 class _Shipper:
-    """Turns a local payload into a cluster one: files come back, ``auto`` is resolved, and
-    command-line bots' folders are bundled (once each) and scattered to the cluster."""
+    """Turns a local payload into a cluster one: files come back, and command-line bots'
+    folders are bundled (once each) and scattered to the cluster. The sandbox travels as the
+    run asked for it: each worker decides what ``auto`` gives there."""
 
     def __init__(self, client):
         from ..packages.bundle import Bundler
@@ -464,7 +503,6 @@ class _Shipper:
         self.client = client
         self.bundler = Bundler()
         self.futures: dict[str, object] = {}
-        self.tiers: dict[str, object] = {}
 
     def prepare(self, payload: dict, plugin: str) -> tuple[dict, dict]:
         request = dict(payload["request"])
@@ -483,11 +521,6 @@ class _Shipper:
                     if bundle is not None:
                         bundled.append((i, bundle.digest, bundle.folder))
                         needed[bundle.digest] = self._future(bundle)
-        installed = all(s.get("bot") and not s.get("cmd") for s in seats)
-        memo = repr((request.get("sandbox"), installed))
-        if memo not in self.tiers:
-            self.tiers[memo] = concrete_tier(request.get("sandbox") or "auto", installed)
-        request["sandbox"] = self.tiers[memo]
         request["return_files"] = True
         return {**payload, "request": request, "plugin": plugin, "bundled": bundled}, needed
 

@@ -228,8 +228,9 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     echo = echo or (lambda text: tqdm.write(text, file=sys.stderr))
     output = Path(cfg.output).resolve()
     sweep_stale()  # what bots of killed runs left: processes, working folders, cgroups, mounts
-    if cfg.play == "bots" and game_fn is None:
-        # the tier the games get, or a sentence why none can run
+    if cfg.play == "bots" and game_fn is None and cfg.executor != "dask":
+        # the tier the games get, or a sentence why none can run (on a cluster each worker
+        # decides, and the run names each worker's tier)
         echo(announce(cfg.sandbox, installed_only=all(b.cmd is None for b in cfg.bots)))
     store = Store.open(output)
     try:
