@@ -2,8 +2,9 @@
 
 ``NAME`` is a bot that registered an in-process policy (``random``, ``greedy``,
 ``planner``; see :func:`arena.plugins.policy`), which is wrapped: each request's observation is rebuilt into an engine ``Game``
-(:func:`engine.observation.game_from_observation`), the policy chooses, and the choice is
-sent back in R14's JSON. ``pass`` is a trivial bot that passes and places nothing (for
+(:func:`engine.observation.game_from_observation`) whose ``history`` is the game's public
+events so far (each request brings those since the last), the policy chooses, and the
+choice is sent back in R14's JSON: the policy sees what it would see in-process. ``pass`` is a trivial bot that passes and places nothing (for
 tests and the protocol benchmark).
 """
 
@@ -45,11 +46,31 @@ class PolicyBot(Bot):
             self.policy = policy(self.name)
         self.games += 1
         self.rng = random.Random(hello.get("seed"))
-        compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
+        self.rules = compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
+        self.history: list = []
+
+    def follow(self) -> list:
+        """The game's history as this seat has been told it: ``(seat, action)`` per event
+        (``None`` for a forfeit, as the engine keeps it; another seat's hidden finishing
+        touches as their JSON), the events of this request appended."""
+        from engine import action_from_json
+        for event in self.events or []:
+            if event.get("forfeit"):
+                self.history.append((event.get("seat"), None))
+                continue
+            obj = event.get("action")
+            try:
+                action = obj if obj.get("hidden") else action_from_json(self.rules, obj)
+            except Exception:  # noqa: BLE001 -- an event this engine cannot read stays as JSON
+                action = obj
+            self.history.append((event.get("seat"), action))
+        self.events = []
+        return self.history
 
     def _choose(self, observation: dict) -> dict:
         from engine import action_to_json
         game = self.game(observation)
+        game.history = list(self.follow())
         if hasattr(self.policy, "move_ms") and self.clock.get("move_ms"):
             # a policy that reads its clock (planner) gets this move's allowance, less a
             # margin for rebuilding the game and the pipe

@@ -18,6 +18,7 @@ from pathlib import Path
 from engine import Game, RuleSpec, make_replay
 
 from ..errors import ArenaError
+from ..referee import bot_seed
 
 
 def play_inprocess(request: dict) -> dict:
@@ -36,7 +37,7 @@ def play_inprocess(request: dict) -> dict:
     n = int(request["players"])
     game = Game.new(spec, n, seed, request.get("deal"))
     policies = [policy(s["bot"]) for s in seats]
-    rngs = [random.Random(f"{seed}:{i}:{s['name']}") for i, s in enumerate(seats)]
+    rngs = [random.Random(bot_seed(seed, i)) for i in range(len(seats))]
     wall = [0.0] * n
     cpu = [0.0] * n
     longest = [0.0] * n
