@@ -385,8 +385,9 @@ def output_files(cfg, games_out: Optional[Path], log_protocol: Optional[Path]) -
 def check_bots(cfg, check: Optional[bool]) -> None:
     """``arena run`` and ``arena match`` before the first game: by default every command-line
     bot is handshaken (:mod:`arena.tournament.handshake`); ``--check`` runs the whole
-    conformance check, ``--no-check`` nothing."""
-    if check is False or cfg.play == "inprocess":
+    conformance check, ``--no-check`` nothing. On a cluster the coordinator starts no bot by
+    default: each worker checks the commands it is given, in the tier it gives them."""
+    if check is False or cfg.play == "inprocess" or (check is None and cfg.executor == "dask"):
         return
     if check:
         from ..process.check_bot import check_commands
