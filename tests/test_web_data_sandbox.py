@@ -119,6 +119,7 @@ def run_attack(folder: Path, *options: str) -> tuple[Serve, dict, dict, dict]:
     assert status == 202, sub
     done = server.wait_submission(sub["id"])
     assert done["status"] == "accepted", (done, server.output()[-3000:])
+    done = server.api("GET", f"/api/submissions/{sub['id']}", token=tokens["mallory"])[1]  # the log is its author's
     build = probe_results(done["build_log"])
     replay = None
     deadline = time.monotonic() + 180

@@ -31,7 +31,7 @@ from arena.web import store  # noqa: E402
 from arena.packages.package import Manifest  # noqa: E402
 from arena.web.security import parse_id, scrub  # noqa: E402
 
-from test_web_site import Server, chromium_dom  # noqa: E402
+from test_web_site import MAX_UPLOAD_KIB, Server, chromium_dom  # noqa: E402
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,9 @@ def site(tmp_path_factory):
     assert 'NAME, VERSION = "py-example", "1.0"' in text
     bot.write_text(text.replace('NAME, VERSION = "py-example", "1.0"',
                                 f"NAME, VERSION = {READY!r}, '<!--<script>'"))
-    server = Server(root)
+    # build logs made public, so the hostile one is on a page anyone can open
+    server = Server(root, "--concurrency", "1", "--build-timeout", "60", "--check-timeout", "120",
+                    "--max-upload-kib", str(MAX_UPLOAD_KIB), "--public-build-logs")
     with League.create(server.league, RuleSpec(), 2, 0, {"move_ms": 1000}, "basic") as league:
         league.add("random", bot="random")
         league.add("evil@1", cmd=[sys.executable, str(bot)])
@@ -237,7 +239,7 @@ def test_the_api_page_lists_every_route(tmp_path):
     listed = {e["path"] for e in endpoints(app)}
     for r in app.routes:
         if isinstance(r, Route):
-            assert r.path.replace(":int}", "}") in listed
+            assert re.sub(r":\w+}", "}", r.path) in listed
             assert (r.endpoint.__doc__ or "").strip(), f"{r.path} has no docstring for the /api page"
 
 

@@ -75,10 +75,13 @@ class Server(Serve):
                                        {"Authorization": f"Bearer {token}"})
         return status, json.loads(body)
 
-    def wait(self, sid: int, timeout: float = 180) -> dict:
+    def wait(self, sid: int, timeout: float = 180, token: str | None = None) -> dict:
+        """The submission once it is finished (with its build log when asked with its author's ``token``)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            status, sub = self.get(f"/api/submissions/{sid}")
+            status, body, _ = self.request("GET", f"/api/submissions/{sid}", None,
+                                           {"Authorization": f"Bearer {token}"} if token else None)
+            sub = json.loads(body)
             assert status == 200
             if sub["status"] not in ("queued", "building", "checking"):
                 return sub
@@ -139,12 +142,12 @@ def test_a_build_that_fails_is_shown_with_its_log(site):
     data = package({"bot.toml": manifest("broken-build", "./bot", build="cc -o bot missing.c", toolchain="cc")})
     status, out = site.submit(data, site.tokens["alice"])
     assert status == 202 and out["status"] == "queued"
-    sub = site.wait(out["id"])
+    sub = site.wait(out["id"], token=site.tokens["alice"])
     assert sub["status"] == "build failed"
     assert "missing.c" in sub["build_log"] and "exited with code" in sub["verdict"]
     assert sub["sandbox"]["build"]["tier"] == "strict"
-    page = site.get(f"/submission/{out['id']}")[1]
-    assert "build failed" in page and "missing.c" in page
+    page = site.get(f"/submission/{out['id']}")[1]  # the build log is its author's
+    assert "build failed" in page and "missing.c" not in page and 'id="build-log-private"' in page
     assert "broken-build@1" not in [r["name"] for r in site.get("/api/leaderboard")[1]["table"]]
 
 
@@ -177,7 +180,7 @@ def test_arena_submit_and_the_upload_form_enter_good_bots(site):
     with urllib.request.urlopen(req, timeout=60) as resp:  # follows the 303 to the submission's page
         assert resp.status == 200 and "/submission/" in resp.url
         sid = int(resp.url.rsplit("/", 1)[1])
-    sub = site.wait(sid)
+    sub = site.wait(sid, token=site.tokens["examples"])
     assert sub["status"] == "accepted", sub
     assert "$ cc -O2" in sub["build_log"]
     rows = {r["name"]: r for r in site.get("/api/leaderboard")[1]["table"]}

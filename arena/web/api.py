@@ -22,12 +22,14 @@ from .security import parse_id
 #: The columns of a submission the API shows (never its folder or command line).
 SUBMISSION_KEYS = ("id", "author", "name", "version", "entry", "status", "verdict", "withdrawn", "submitted",
                    "finished", "check_report", "build_log", "sandbox")
+#: What anyone but its author sees of a submission, unless the operator made build logs public.
+PUBLIC_KEYS = tuple(k for k in SUBMISSION_KEYS if k != "build_log")
 
 
-def submission_json(base: str, sub: dict, public: Callable) -> dict:
-    """A submission as the API shows it, with the links (on the site's public URL ``base``)
-    to its page and its bot's."""
-    return dict(public({k: sub.get(k) for k in SUBMISSION_KEYS}), url=f"{base}/submission/{sub['id']}",
+def submission_json(base: str, sub: dict, public: Callable, keys: tuple = SUBMISSION_KEYS) -> dict:
+    """A submission as the API shows it (its ``keys``), with the links (on the site's public
+    URL ``base``) to its page and its bot's."""
+    return dict(public({k: sub.get(k) for k in keys}), url=f"{base}/submission/{sub['id']}",
                 bot_url=f"{base}/bot/{sub['name']}")
 
 
@@ -36,12 +38,14 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
     """The read-only JSON routes of the league file ``path``; links are built on the site's
     public URL ``base``, never on a request's ``Host``."""
 
+    shown = SUBMISSION_KEYS if settings.public_build_logs else PUBLIC_KEYS  # to anyone but the author
+
     def answer(value, status: int = 200) -> JSONResponse:
         return JSONResponse(public(value), status_code=status)
 
     def api_submission(request: Request) -> Response:
-        """A submission's status, verdict, build log and check report (its status only until it is
-        finished, unless asked with its author's token: Authorization: Bearer TOKEN)."""
+        """A submission's status, verdict and check report (its status only until it is finished,
+        its build log only to its author: Authorization: Bearer TOKEN)."""
         sid = parse_id(request.path_params["sid"])
         token = bearer(request)
         with views.opened(path) as league:
@@ -51,7 +55,8 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
             return answer({"error": f"no submission #{request.path_params['sid']}"}, 404)
         if s["status"] in store.PENDING and not mine:  # the name of a submission in progress is its author's
             return JSONResponse({"id": s["id"], "status": s["status"], "url": f"{base}/submission/{s['id']}"})
-        return JSONResponse(submission_json(base, s, public), headers=PRIVATE if mine else None)
+        return JSONResponse(submission_json(base, s, public, SUBMISSION_KEYS if mine else shown),
+                            headers=PRIVATE if mine else None)
 
     def api_leaderboard(request: Request) -> Response:
         """The league table: every entry's rating, interval, games, faults, form and status."""
@@ -65,7 +70,7 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
             data = views.bot(league, name)
             if data:
                 data["head_to_head"] = history.head_to_head(league, name)
-                data["submissions"] = [{k: s.get(k) for k in SUBMISSION_KEYS} for s in data["submissions"]]
+                data["submissions"] = [{k: s.get(k) for k in shown} for s in data["submissions"]]
         return answer(data) if data else answer({"error": f"no bot called {name!r}"}, 404)
 
     def api_bot_games(request: Request) -> Response:
@@ -110,8 +115,8 @@ def read_routes(path: Path, settings, public: Callable, live_games: Callable[[],
             return answer(views.rules(league, settings))
 
     return [
-        Route("/api/submissions/{sid:int}", api_submission), Route("/api/leaderboard", api_leaderboard),
+        Route("/api/submissions/{sid:id}", api_submission), Route("/api/leaderboard", api_leaderboard),
         Route("/api/bots/{name}", api_bot), Route("/api/bots/{name}/games", api_bot_games),
         Route("/api/authors/{name}", api_author), Route("/api/games/live", api_live),
-        Route("/api/games/{gid:int}", api_game), Route("/api/rules", api_rules),
+        Route("/api/games/{gid:id}", api_game), Route("/api/rules", api_rules),
     ]

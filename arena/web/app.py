@@ -15,6 +15,7 @@ anything is parsed. While the app runs, :class:`.player.Player` plays league gam
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -265,7 +266,7 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             return html(pages.rules_page(public(views.rules(league, settings))))
 
     def submission(request: Request) -> Response:
-        """A submission: its progress, build log, check report and verdict (its status only until it is finished)."""
+        """A submission: its progress, check report and verdict (its status only until it is finished; its build log to its author)."""
         sid = ident(request, "sid")
         with views.opened(path) as league:
             s = store.submission(league, sid)
@@ -273,6 +274,8 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
             return not_found(f"No submission #{sid}.")
         if s["status"] in store.PENDING:  # its name is its author's until it is finished (their page: /me)
             return html(pages.submission_in_progress_page({"id": s["id"], "status": s["status"]}))
+        if not settings.public_build_logs:  # its author's, like their bots' stderr (their page: /me)
+            s = {k: v for k, v in s.items() if k != "build_log"}
         return html(pages.submission_page(public(s)))
 
     def submit_form(request: Request) -> Response:
@@ -431,11 +434,11 @@ def create_app(league_path, settings: Settings = Settings(), play: bool = True, 
     routes = [
         Route("/", home), Route("/bot/{name}", bot), Route("/bot/{name}/games", bot_games),
         Route("/bot/{name}/withdraw", bot_withdraw, methods=["POST"]),
-        Route("/author/{name}", author), Route("/game/{gid:int}", game),
-        Route("/game/{gid:int}/replay", replay), Route("/game/{gid:int}/replay.json", replay_json),
+        Route("/author/{name}", author), Route("/game/{gid:id}", game),
+        Route("/game/{gid:id}/replay", replay), Route("/game/{gid:id}/replay.json", replay_json),
         Route("/live", live), Route("/rules", rules),
         Route("/submit", submit_form, methods=["GET"]), Route("/submit", submit_post, methods=["POST"]),
-        Route("/submission/{sid:int}", submission), Route("/api", api_index),
+        Route("/submission/{sid:id}", submission), Route("/api", api_index),
         Route("/docs/protocol", protocol_doc), Route("/docs/writing-a-bot", writing_doc),
         Route("/api/submissions", api_submit, methods=["POST"]),
         *private.routes(path, settings, public),
@@ -461,6 +464,6 @@ def endpoints(app: Starlette) -> list[dict]:
             continue
         doc = (r.endpoint.__doc__ or "").strip().splitlines()
         methods = sorted(m for m in (r.methods or {"GET"}) if m != "HEAD")
-        out.append({"methods": methods, "path": r.path.replace(":int}", "}"),
+        out.append({"methods": methods, "path": re.sub(r":\w+}", "}", r.path),
                     "summary": doc[0].replace("``", "") if doc else ""})
     return out

@@ -158,6 +158,6 @@ def routes(path: Path, public: Callable, live_games: Callable[[], list], base: s
                        table=where.get("table"), url=f"{base}/live/{group}/{rotation}")
         return JSONResponse(out, headers=NO_STORE)
 
-    return [Route("/live/{group:int}/{rotation:int}", live_game),
-            Route("/live/{group:int}/{rotation:int}/replay", live_replay),
-            Route("/api/games/live/{group:int}/{rotation:int}", api_live_game)]
+    return [Route("/live/{group:id}/{rotation:id}", live_game),
+            Route("/live/{group:id}/{rotation:id}/replay", live_replay),
+            Route("/api/games/live/{group:id}/{rotation:id}", api_live_game)]

@@ -161,7 +161,8 @@ def submission_in_progress_page(s: dict) -> str:
 
 
 def submission_page(s: dict) -> str:
-    """``/submission/ID``: status, verdict, build log, conformance report, sandbox."""
+    """``/submission/ID``: status, verdict, build log (when ``s`` has one: the operator made
+    build logs public), conformance report, sandbox."""
     pending = s["status"] in ("queued", "building", "checking")
     check_html = check_section(s.get("check_report"))
     sandbox = s.get("sandbox") or {}
@@ -172,7 +173,9 @@ def submission_page(s: dict) -> str:
             f"submitted {when(s['submitted'])}.</p>"
             f"<p>Status: {status_tag(s['status'], s.get('withdrawn'))}" + (" (this page reloads itself)" if pending else "") + "</p>"
             + (f"<p id=\"verdict\">Verdict: {esc(s['verdict'])}</p>" if s.get("verdict") else "")
-            + f"<h2>Build log</h2><pre id=\"build-log\">{esc(s.get('build_log') or '(not built yet)')}</pre>"
+            + (f"<h2>Build log</h2><pre id=\"build-log\">{esc(s.get('build_log') or '(not built yet)')}</pre>"
+               if "build_log" in s else "<h2>Build log</h2><p class=\"muted\" id=\"build-log-private\">Shown to its "
+               "author only, on their page (<a href=\"/me\">/me</a>), like their bots' stderr.</p>")
             + f"<h2>Conformance check</h2>{check_html or '<p class=muted>(not checked yet)</p>'}"
             + (f"<h2>Sandbox</h2><ul>{tiers}</ul>" if tiers else "")
             + f"<h2>Manifest</h2><pre>{esc(json.dumps(s['manifest'], indent=1))}</pre>")

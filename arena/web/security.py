@@ -4,20 +4,25 @@
   Content-Security-Policy (no script at all except the replay viewer's own, identified by
   its hash; ``frame-ancestors``), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy``
   and ``X-Frame-Options``; an unexpected exception becomes a plain 500 page with the same
-  headers (and is logged), never a traceback; under ``/api`` it is JSON, ``{"error": sentence}``.
+  headers (and is logged), never a traceback; under ``/api`` it is JSON, ``{"error": sentence}``;
+  a client that disconnects while its request's body is read is one line of the log, not a failure.
 - :func:`json_for_script`: JSON that is safe inside a ``<script>`` element (``<``, ``>``,
   ``&``, U+2028 and U+2029 escaped, so neither ``</script>`` nor ``<!--`` can end or
   change the script block).
 - :func:`scrub`: any absolute path in a value shown to the public is cut to its last part
   (``/srv/league.db.bots/x@1/bot.py`` becomes ``bot.py``), so no page or API answer shows
   where the server keeps its files.
-- :func:`parse_id`: a path or query id, or None when it is not one the league could hold.
+- :func:`parse_id`: a path or query id, or None when it is not one the league could hold;
+  :class:`IdConvertor` (``{gid:id}``): a path's number of at most 19 digits, longer ones 404.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.requests import ClientDisconnect
 
 from ..replay.html import json_for_script, source_hash  # noqa: F401  (json_for_script: re-exported)
 
@@ -28,9 +33,27 @@ MAX_ID = 2 ** 63 - 1
 
 #: An absolute path of at least two parts, not part of a word, a URL or a relative path;
 #: after an escaped line break or tab (``\\n/srv/...`` in a JSON or repr of a bot's stderr)
-#: it starts a line and is a path all the same.
-_PATH = re.compile(r"(?:(?<![\w.~:/\\-])|(?<=\\[nrt]))/(?:[^\s/'\"<>()\[\]{},;|`=\\]+/)+"
-                   r"([^\s/'\"<>()\[\]{},;|`=\\]*)")
+#: it starts a line and is a path all the same; so it is after a label and a colon
+#: (``cwd:/srv/...``, ``path:/srv/...``, ``C:/...``) and in a ``file:`` URL (``file:///srv/...``,
+#: as Node names an ES module), whose ``file://`` is kept.
+_PATH = re.compile(r"(?:(?<![\w.~:/\\-])|(?<=\\[nrt])|(?<=[^\s/]:)|(?<=[Ff][Ii][Ll][Ee]://))/"
+                   r"(?:[^\s/'\"<>()\[\]{},;|`=\\]+/)+([^\s/'\"<>()\[\]{},;|`=\\]*)")
+
+
+class IdConvertor(Convertor):
+    """A path's number (``{gid:id}``): 1 to 19 digits, so a longer one names no route (404)
+    instead of reaching ``int()``, which refuses numbers over 4,300 digits."""
+
+    regex = "[0-9]{1,19}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value) -> str:
+        return str(int(value))
+
+
+register_url_convertor("id", IdConvertor())
 
 
 def parse_id(text) -> int | None:
@@ -139,6 +162,9 @@ class SecurityHeaders:
 
         try:
             await self.app(scope, receive, send_with_headers)
+        except ClientDisconnect:  # the client went away while its body was read: nobody to answer
+            log.info("%s %s: the client disconnected before its request's body was read",
+                     scope.get("method"), scope.get("path"))
         except Exception:
             log.exception("%s %s failed", scope.get("method"), scope.get("path"))
             if started:

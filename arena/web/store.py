@@ -235,14 +235,22 @@ _LOOKALIKES = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l", "3": "e", "
                              "8": "b", "6": "b", "9": "g", "2": "z", "-": None, "_": None, ".": None, "+": None})
 
 
+#: Pairs of letters that pass for one letter (the ASCII skeletons of Unicode's confusables, UTS #39).
+_PAIRS = (("rn", "m"), ("cl", "d"), ("vv", "w"))
+
+
 def fold(name: str) -> str:
     """The form two names share when a reader could take one for the other: Unicode NFKC,
     case folded, ``-``, ``_``, ``.`` and ``+`` dropped, digits and letters that look alike
-    made one (``PY-EXAMPLE``, ``py_example`` and ``pyexample`` fold alike, as do ``gr33dy``
-    and ``greedy``)."""
+    made one, and pairs of letters that look like one letter made that letter (``PY-EXAMPLE``,
+    ``py_example`` and ``pyexample`` fold alike, as do ``gr33dy``, ``greecly`` and ``greedy``,
+    ``py-exarnple`` and ``py-example``)."""
     import unicodedata
 
-    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
+    out = unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
+    for pair, letter in _PAIRS:
+        out = out.replace(pair, letter)
+    return out
 
 
 def owner_of(league: League, name: str) -> str | None:

@@ -53,6 +53,7 @@ class Settings:
     pending_per_author: int = 2       # submissions of one author queued, building or checking at once
     pace: float = 30.0                # league games per minute; 0: as fast as the workers go
     live_delay: int = 0               # moves the public view of a game in flight lags behind it
+    public_build_logs: bool = False   # build logs shown to everyone, not only to their author
 
 
 class QuotaExceeded(PackageError):
