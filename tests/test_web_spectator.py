@@ -13,6 +13,8 @@ import asyncio
 import json
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -199,3 +201,25 @@ def test_a_game_that_has_ended_shows_everything(tmp_path):
     assert data["result"]["scores"] == game.scores()
     assert [e["score"] for e in data["steps"][-1]["seats"]] == game.scores()
     assert any(a["action"] and a["action"]["type"] == "finish" for a in data["actions"])
+
+
+@pytest.mark.slow
+def test_arena_serve_live_delay_holds_its_strangers_behind(tmp_path):
+    from web_data_server import Serve
+
+    league = tmp_path / "league.db"
+    with League.create(league, RuleSpec.from_json(REVISED), 2, 0, {"move_ms": 2000}, "basic") as lg:
+        lg.add("greedy", bot="greedy")
+    game = _play(30)
+    _write_live(league, game, 4, 1)
+    server = Serve(league, "--no-play", "--live-delay", "7", "--unsafe-sandbox", "basic",
+                   "--unsafe-build-sandbox", "basic").start()
+    try:
+        status, state = server.api("GET", "/api/games/live/4/1")
+        assert status == 200 and state["delay"] == 7 and state["moves"] == 23, state
+        assert "completed" not in json.dumps(state["table"]["seats"]).replace("completed_count", "")
+    finally:
+        assert server.stop() == 0, server.output()[-2000:]
+    out = subprocess.run([sys.executable, "-m", "arena.cli", "serve", str(league), "--live-delay", "-1"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "Traceback" not in out.stderr and "--live-delay" in out.stderr
