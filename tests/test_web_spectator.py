@@ -189,7 +189,8 @@ def test_the_operator_holds_the_public_some_moves_behind(tmp_path):
     assert state["table"] == json.loads(json.dumps(spectator_observation(_replayed(game, 35))))
     data = _viewer(asgi_get(app, "/live/0/0/replay")[1])
     assert len(data["actions"]) == 35 and len(data["steps"]) == 36
-    assert b"<b id=\"live-moves\">35</b>" in asgi_get(app, "/live/0/0")[1]
+    page = asgi_get(app, "/live/0/0")[1]
+    assert b"<b id=\"live-moves\">35</b>" in page and b"shown 5 moves behind the play" in page
 
 
 def test_a_game_that_has_ended_shows_everything(tmp_path):

@@ -80,7 +80,7 @@ def routes(path: Path, public: Callable, live_games: Callable[[], list], base: s
                 view = None
             if view is not None:
                 return dict(public(followed.state()), state="playing", followed=followed, moves=view["moves"],
-                            table=public(view["table"]))
+                            delay=delay, table=public(view["table"]))
         flight = in_flight(group, rotation)
         if flight is not None:  # handed out, not followed (built-in bots, a cluster) or not started
             return {"state": "playing", "moves": 0, "bots": flight.get("bots") or [], "started": flight.get("started"),

@@ -224,6 +224,8 @@ def live_game_page(group: int, rotation: int, state: dict, followed: bool) -> st
               '<p class="muted" id="live-blind">This game cannot be followed move by move (its bots play inside a '
               "worker, or on a cluster): its replay opens here when it ends.</p>")
     body = (f'<p id="live-state" data-poll="/api/games/live/{g}/{r}" data-moves="{n}">{bots}: '
-            f'<b id="live-moves">{n}</b> moves so far; started {when(state.get("started"))}. This page follows the game '
+            f'<b id="live-moves">{n}</b> moves so far'
+            + (f' (shown {int(state["delay"])} moves behind the play)' if state.get("delay") else "")
+            + f'; started {when(state.get("started"))}. This page follows the game '
             "and shows its replay when it ends.</p>" + viewer + f"<script>{LIVE_SCRIPT}</script>")
     return layout(f"Game {g}-{r}, live", body)
