@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("uvicorn")
 
-from arena.bench.serve import PAGES, Server, load, make_league, stored_games  # noqa: E402
+from arena.bench.serve import PAGES, Server, load, load_beside_hog, make_league, stored_games  # noqa: E402
 
 
 def _children(pid: int) -> set[int]:
@@ -76,6 +76,26 @@ def test_pages_hold_while_the_league_plays_at_full_pace(league):
     # generous for a shared 2-core machine: `arena bench serve` measures the real figures
     assert figures["p95_ms"] < 2000, figures
     assert stop_s < 10
+
+
+def test_one_client_holding_520_idle_and_trickling_sockets_shuts_out_no_one(league):
+    # before, uvicorn's cap (--max-connections 500) answered 503 to every visitor while one
+    # address held 500 sockets that never sent a request
+    server = Server(league, play=False)
+    try:
+        server.wait_ready()
+        paths = [p.format(game=1) for p in PAGES]
+        load(server.url, 4, 2, paths)  # warm up
+        figures = load_beside_hog(server.url, 10, 6, paths, 520)
+    finally:
+        server.stop()
+    hog = figures["hog"]
+    assert figures["errors"] == 0, (figures["error_examples"], figures)
+    assert figures["requests"] > 100, figures
+    # generous for a shared 2-core machine: `arena bench serve` measures the real figures
+    assert figures["p95_ms"] < 2000, figures
+    assert hog["held_median"] <= 40, hog  # --per-client-connections 32, and a few being refused
+    assert hog["refused"] > 100 and hog["connect_failed"] == 0, hog
 
 
 def test_kill_9_during_play_then_restart_leaves_nothing_and_serves_at_once(league):

@@ -8,13 +8,18 @@ pages in turn (the leaderboard, bot pages, a bot's games, a game, the rules, liv
 their JSON) for ``seconds``, each as soon as its last answer arrived (``think_s`` 0: the
 hardest case, a closed loop) or after a pause. Figures: requests answered per second,
 latency percentiles (p50, p95, p99, max) and errors (a 5xx answer, a broken connection or
-no answer within ``timeout_s``). Everything runs on this machine, over loopback only, and
-every process started is ended before the function returns.
+no answer within ``timeout_s``). With ``hog`` sockets, one more load runs while a single
+client (:class:`Hog`, its own process, from 127.0.0.2) keeps that many connections open,
+half of them idle and half trickling a request head a byte a second, reopening each a
+second after the server closed it; the visitors come from 127.0.0.3 (all of 127.0.0.0/8
+is loopback, and neither address is a trusted proxy). Everything runs on this machine,
+over loopback only, and every process started is ended before the function returns.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -103,16 +108,18 @@ class Server:
 
 
 async def _visitor(host: str, port: int, paths: list[str], start: int, until: float, think_s: float,
-                   timeout_s: float, lat: list, errors: list) -> None:
+                   timeout_s: float, lat: list, errors: list, source: str | None = None) -> None:
     reader = writer = None
     i = start
+    local = (source, 0) if source else None
     while time.monotonic() < until:
         path = paths[i % len(paths)]
         i += 1
         t0 = time.monotonic()
         try:
             if writer is None:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local),
+                                                        timeout_s)
             writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: */*\r\n\r\n".encode())
             status, close = await asyncio.wait_for(_read_response(reader), timeout_s)
             lat.append(time.monotonic() - t0)
@@ -149,15 +156,16 @@ async def _read_response(reader) -> tuple[int, bool]:
 
 
 def load(url: str, clients: int, seconds: float, paths: list[str], think_s: float = 0.0,
-         timeout_s: float = 10.0) -> dict:
-    """``clients`` visitors asking for ``paths`` for ``seconds``: the figures (see the module)."""
+         timeout_s: float = 10.0, source: str | None = None) -> dict:
+    """``clients`` visitors asking for ``paths`` for ``seconds``: the figures (see the module);
+    ``source``: the local address they connect from (one of 127.0.0.0/8)."""
     host, port = url.split("//")[1].split(":")
     lat: list[float] = []
     errors: list[str] = []
 
     async def main():
         until = time.monotonic() + seconds
-        await asyncio.gather(*(_visitor(host, int(port), paths, k, until, think_s, timeout_s, lat, errors)
+        await asyncio.gather(*(_visitor(host, int(port), paths, k, until, think_s, timeout_s, lat, errors, source)
                                for k in range(clients)))
 
     t0 = time.monotonic()
@@ -175,6 +183,125 @@ def load(url: str, clients: int, seconds: float, paths: list[str], think_s: floa
             "error_examples": sorted(set(errors))[:5]}
 
 
+#: Where the hog and the visitors of the hog's load connect from (loopback, neither trusted).
+HOG_SOURCE, VISITOR_SOURCE = "127.0.0.2", "127.0.0.3"
+
+
+async def _hold(host: str, port: int, source: str, trickle: bool, until: float, st: dict) -> None:
+    """One of the hog's sockets: kept open (idle, or trickling a request head a byte a
+    second) until the server closes it, then opened again a second later."""
+    while time.monotonic() < until:
+        t0 = time.monotonic()
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=(source, 0)), 5)
+        except (OSError, asyncio.TimeoutError):
+            st["connect_failed"] += 1
+            await asyncio.sleep(1)
+            continue
+        st["opened"] += 1
+        st["held"] += 1
+        read = asyncio.ensure_future(reader.read(4096))
+        try:
+            if trickle:
+                writer.write(b"GET / HTTP/1.1\r\nHost: hog\r\nX-Slow: ")
+            while not read.done() and time.monotonic() < until:
+                await asyncio.wait([read], timeout=min(1.0, max(0.01, until - time.monotonic())))
+                if trickle and not read.done():
+                    writer.write(b"a")
+        except OSError:
+            pass
+        finally:
+            st["held"] -= 1
+        if read.done():  # the server closed it, with or without a word
+            data = b"" if read.cancelled() or read.exception() else read.result()
+            lasted = time.monotonic() - t0
+            if data[:12] in (b"HTTP/1.1 429", b"HTTP/1.1 503") or (not data and lasted < 0.5):
+                st["refused"] += 1
+            else:
+                st["shed"] += 1
+                st["shed_after"].append(lasted)
+        else:
+            read.cancel()
+        writer.close()
+        await asyncio.sleep(1.0)
+
+
+async def _hog(host: str, port: int, source: str, sockets: int, seconds: float, trickle_share: float) -> dict:
+    st = {"opened": 0, "held": 0, "refused": 0, "shed": 0, "shed_after": [], "connect_failed": 0}
+    until = time.monotonic() + seconds
+    trickling = round(sockets * trickle_share)
+    holders = [asyncio.ensure_future(_hold(host, port, source, k < trickling, until, st)) for k in range(sockets)]
+    samples = []
+    while time.monotonic() < until:
+        await asyncio.sleep(0.25)
+        samples.append(st["held"])
+    await asyncio.gather(*holders, return_exceptions=True)
+    samples.sort()
+    shed_after = sorted(st.pop("shed_after"))
+    del st["held"]
+    return {**st, "sockets": sockets, "trickling": trickling, "seconds": seconds,
+            "held_median": samples[len(samples) // 2] if samples else 0, "held_max": samples[-1] if samples else 0,
+            "shed_after_median_s": round(shed_after[len(shed_after) // 2], 1) if shed_after else None}
+
+
+def _hog_main() -> None:
+    """The hog's process: arguments and figures as JSON on argv[1] and stdout."""
+    import resource
+
+    args = json.loads(sys.argv[1])
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = args["sockets"] + 256
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    print(json.dumps(asyncio.run(_hog(**args))))
+
+
+class Hog:
+    """One client in a process of its own keeping ``sockets`` connections to ``url`` open
+    for ``seconds`` (see the module); :meth:`result` waits for it and gives its figures:
+    sockets opened, refused at once (429/503), shed later by the server (and the median
+    time they were held), and how many it held at once (median and most, sampled)."""
+
+    def __init__(self, url: str, sockets: int, seconds: float, source: str = HOG_SOURCE,
+                 trickle_share: float = 0.5):
+        host, port = url.split("//")[1].split(":")
+        args = {"host": host, "port": int(port), "source": source, "sockets": sockets, "seconds": seconds,
+                "trickle_share": trickle_share}
+        self.proc = subprocess.Popen([sys.executable, "-c", "from arena.bench.serve import _hog_main; _hog_main()",
+                                      json.dumps(args)], stdout=subprocess.PIPE, start_new_session=True)
+        self.seconds = seconds
+
+    def result(self) -> dict:
+        try:
+            out, _ = self.proc.communicate(timeout=self.seconds + 60)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise RuntimeError("the hog did not finish in time") from None
+        if self.proc.returncode:
+            raise RuntimeError(f"the hog failed (exit {self.proc.returncode})")
+        return json.loads(out)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def load_beside_hog(url: str, clients: int, seconds: float, paths: list[str], sockets: int,
+                    think_s: float = 0.0, head_start_s: float = 2.0) -> dict:
+    """The figures of :func:`load` (visitors from :data:`VISITOR_SOURCE`) while a :class:`Hog`
+    of ``sockets`` holds what it can, having started ``head_start_s`` earlier; its figures
+    are the result's ``hog``."""
+    hog = Hog(url, sockets, head_start_s + seconds + 1)
+    try:
+        time.sleep(head_start_s)
+        figures = load(url, clients, seconds, paths, think_s, source=VISITOR_SOURCE)
+        figures["hog"] = hog.result()
+    finally:
+        hog.stop()
+    return figures
+
+
 def stored_games(league: Path) -> int:
     """How many games the league file holds (read-only)."""
     import sqlite3
@@ -187,11 +314,12 @@ def stored_games(league: Path) -> int:
 
 
 def bench_serve(clients: tuple[int, ...] = (20, 100), seconds: float = 15.0, plays: tuple[bool, ...] = (True, False),
-                think_s: float = 0.0, games: int = 200, warmup_s: float = 3.0) -> list[dict]:
+                think_s: float = 0.0, games: int = 200, warmup_s: float = 3.0, hog: int = 520) -> list[dict]:
     """For each of ``plays`` (background play on or off) and each number of ``clients``, the
     figures of :func:`load` against a fresh ``arena serve`` of one league (made in a scratch
     folder, ``games`` games played first), with the games it played meanwhile and how long
-    its stop took."""
+    its stop took; with ``hog``, one more load of the fewest ``clients`` beside a hog of
+    ``hog`` sockets (:func:`load_beside_hog`) for each of ``plays``."""
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-serve-"))
     results = []
     try:
@@ -205,6 +333,11 @@ def bench_serve(clients: tuple[int, ...] = (20, 100), seconds: float = 15.0, pla
                 for n in clients:
                     before = stored_games(league)
                     figures = load(server.url, n, seconds, paths, think_s)
+                    figures.update(play=play, games_played=stored_games(league) - before)
+                    results.append(figures)
+                if hog:
+                    before = stored_games(league)
+                    figures = load_beside_hog(server.url, min(clients), seconds, paths, hog, think_s)
                     figures.update(play=play, games_played=stored_games(league) - before)
                     results.append(figures)
             finally:

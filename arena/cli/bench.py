@@ -184,9 +184,13 @@ def bench_serve_cmd(
     play: str = typer.Option("on,off", "--play", help="Background play during the load: on, off or both (on,off)."),
     think_ms: float = typer.Option(0.0, "--think-ms", min=0, help="Pause of a visitor between requests (0: none)."),
     games: int = typer.Option(200, "--games", min=0, help="Games played before the server starts."),
+    hog: int = typer.Option(520, "--hog", min=0,
+                            help="Also load the fewest visitors while one client holds this many idle and "
+                                 "trickling sockets (0: skip)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Requests/s and page latency (p50/p95/p99) of a real `arena serve` on 127.0.0.1, with play on and off."""
+    """Requests/s and page latency (p50/p95/p99) of a real `arena serve` on 127.0.0.1, with play on and off,
+    and beside one client holding --hog sockets."""
     from ..bench.serve import bench_serve
 
     try:
@@ -194,7 +198,7 @@ def bench_serve_cmd(
         modes = tuple({"on": True, "off": False}[m.strip()] for m in play.split(",") if m.strip())
     except (ValueError, KeyError):
         raise UsageError("--clients takes numbers (20,100) and --play on, off or on,off") from None
-    results = bench_serve(counts, seconds, modes, think_ms / 1000, games)
+    results = bench_serve(counts, seconds, modes, think_ms / 1000, games, hog=hog)
     if as_json:
         emit_json({"results": results, "cpus": __import__("os").cpu_count()})
         return
@@ -204,5 +208,11 @@ def bench_serve_cmd(
         typer.echo(f"  play {'on ' if r['play'] else 'off'} {r['clients']:>4} clients: {r['requests_per_s']:>7.1f} "
                    f"requests/s  p50 {r['p50_ms']:>7.1f} ms  p95 {r['p95_ms']:>7.1f} ms  p99 {r['p99_ms']:>7.1f} ms"
                    f"  errors {r['errors']}  games stored meanwhile {r['games_played']}  stop took {r['stop_s']:.1f} s")
+        h = r.get("hog")
+        if h:
+            typer.echo(f"      (beside one client holding {h['sockets']} sockets, {h['trickling']} of them trickling "
+                       f"a request head: it held {h['held_median']} at once (median of samples); of its "
+                       f"{h['opened']} connections {h['refused']} were refused at once and {h['shed']} closed after "
+                       f"{h['shed_after_median_s'] if h['shed_after_median_s'] is not None else '-'} s (median))")
         for example in r["error_examples"]:
             typer.echo(f"      error: {example}")
