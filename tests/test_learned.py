@@ -71,14 +71,44 @@ def test_the_fit_recovers_a_known_ranking():
     assert cos > 0.9
 
 
-@pytest.mark.slow
-def test_the_training_command_is_deterministic(tmp_path):
-    from bots.learned.model import Model
-    from bots.learned.train import main
+def train(folder, *args, threads: int = 1) -> subprocess.CompletedProcess:
+    """``python -m bots.learned.train ARGS`` run in ``folder`` with a BLAS of ``threads`` threads."""
+    import os
 
-    outs = []
-    for k in range(2):
-        out = tmp_path / f"w{k}.npz"
-        assert main(["--games", "3", "--dagger", "1", "--eval-games", "0", "--out", str(out)]) == 0
-        outs.append(Model.load(out).weights)
-    assert np.array_equal(outs[0], outs[1]) and np.any(outs[0] != 0)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
+           "MKL_NUM_THREADS": str(threads)}
+    folder.mkdir(parents=True, exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "bots.learned.train", *args], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_weights_are_a_function_of_the_command_and_the_timings_a_separate_report(tmp_path):
+    import json
+
+    from bots.learned.model import Model
+
+    args = ["--games", "4", "--dagger", "1", "--eval-games", "2", "--out", "w.npz"]
+    files = []
+    for k, threads in enumerate((1, 2)):
+        out = train(tmp_path / f"run{k}", *args, threads=threads)
+        assert out.returncode == 0, out.stderr
+        files.append((tmp_path / f"run{k}" / "w.npz").read_bytes())
+        report = json.loads((tmp_path / f"run{k}" / "w.report.json").read_text())
+        assert report["train_cpu_s"] >= 0 and report["total_cpu_s"] >= report["train_cpu_s"]
+    assert files[0] == files[1]
+    model = Model.load(tmp_path / "run0" / "w.npz")
+    assert np.any(model.weights != 0)
+    assert not [k for k in json.dumps(model.meta).split('"') if k.endswith("cpu_s")]
+    assert model.meta["command"] == "python -m bots.learned.train " + " ".join(args)
+
+
+@pytest.mark.slow
+def test_the_shipped_weights_are_what_their_command_makes(tmp_path):
+    from bots.learned.model import DEFAULT_PATH, Model
+
+    command = Model.load().meta["command"].split()
+    assert command[:3] == ["python", "-m", "bots.learned.train"]
+    out = train(tmp_path, *command[3:])
+    assert out.returncode == 0, out.stderr
+    made = tmp_path / command[command.index("--out") + 1]
+    assert made.read_bytes() == DEFAULT_PATH.read_bytes()

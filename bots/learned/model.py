@@ -3,7 +3,8 @@
 ``weights.npz`` holds ``names`` (the feature names, checked against
 :data:`bots.learned.features.NAMES`), ``weights`` (one float per feature), ``scale``
 (each feature's spread in the training data; the weights apply to features divided by
-it) and ``meta`` (a JSON string: the command, seed and compute that made the file).
+it) and ``meta`` (a JSON string: the command and seed that made the file, and its learning curve;
+the run's CPU seconds are in a separate report, so the file is a function of the command).
 Inference is one dot product per candidate, in numpy.
 """
 
@@ -32,8 +33,14 @@ class Model:
         self._w = self.weights / self.scale
 
     def score(self, feats: np.ndarray) -> np.ndarray:
-        """One score per row of ``feats`` (candidates by :data:`NAMES`)."""
-        return feats @ self._w
+        """One score per row of ``feats`` (candidates by :data:`NAMES`): the products added
+        feature by feature, so a move is the same on every machine (a BLAS product sums in
+        an order that depends on the CPU, which can turn a near tie)."""
+        out = np.zeros(len(feats))
+        for j, w in enumerate(self._w.tolist()):
+            if w:
+                out += feats[:, j] * w
+        return out
 
     def save(self, path) -> None:
         """Write the model as ``.npz`` (names, weights, scale, meta)."""
