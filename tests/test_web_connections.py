@@ -8,9 +8,13 @@ hog connects from 127.0.0.2, a visitor from 127.0.0.3, a trusted proxy from 127.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
+import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -220,3 +224,80 @@ def test_a_bad_proxy_list_is_one_sentence(tmp_path):
     assert "--forwarded-allow-ips" in result.output and "'proxy'" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "x.db").exists()
+
+
+NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.path.exists(p)),
+                                      None)
+
+
+def _nginx_in_front(tmp_path: Path, upstream_port: int) -> tuple[Path, int, int]:
+    """deploy/nginx.conf as shipped, on loopback ports of its own with a self-signed
+    certificate and ``upstream_port`` for the server: (main config, http port, https port)."""
+    def free_port():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=league.example.org", "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
+                   check=True, capture_output=True)
+    http, https = free_port(), free_port()
+    conf = (Path(__file__).resolve().parents[1] / "deploy" / "nginx.conf").read_text()
+    for old, new in (("/etc/letsencrypt/live/league.example.org/fullchain.pem", str(tmp_path / "cert.pem")),
+                     ("/etc/letsencrypt/live/league.example.org/privkey.pem", str(tmp_path / "key.pem")),
+                     ("server 127.0.0.1:8000;", f"server 127.0.0.1:{upstream_port};"),
+                     ("listen 443 ssl http2;", f"listen 127.0.0.1:{https} ssl http2;"),
+                     ("listen 80;", f"listen 127.0.0.1:{http};"),
+                     ("listen [::]:443 ssl http2;", ""), ("listen [::]:80;", "")):
+        assert old in conf, f"deploy/nginx.conf no longer says {old!r}"
+        conf = conf.replace(old, new)
+    (tmp_path / "arena.conf").write_text(conf)
+    for d in ("logs", "tmp"):
+        (tmp_path / d).mkdir()
+    main = tmp_path / "nginx.conf"
+    main.write_text(f"worker_processes 1;\npid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/logs/error.log;\n"
+                    "events { worker_connections 1024; }\n"
+                    f"http {{ access_log off; client_body_temp_path {tmp_path}/tmp/body; "
+                    f"proxy_temp_path {tmp_path}/tmp/proxy; fastcgi_temp_path {tmp_path}/tmp/fcgi; "
+                    f"uwsgi_temp_path {tmp_path}/tmp/uwsgi; scgi_temp_path {tmp_path}/tmp/scgi; "
+                    f"include {tmp_path}/arena.conf; }}\n")
+    return main, http, https
+
+
+@pytest.mark.skipif(NGINX is None, reason="nginx is not installed (deploy/nginx.conf is checked with it)")
+def test_behind_the_shipped_nginx_the_client_is_the_address_nginx_saw(tmp_path):
+    import ssl
+
+    with Running(per_client=2, idle_s=30) as srv:
+        main, http, https = _nginx_in_front(tmp_path, srv.port)
+        check = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(main)], capture_output=True, text=True)
+        assert check.returncode == 0, check.stderr
+        proc = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(main), "-g", "daemon off;"],
+                                stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            answers = []
+            deadline = time.monotonic() + 20
+            while len(answers) < 4 and time.monotonic() < deadline:
+                raw = socket.socket()
+                raw.settimeout(10)
+                raw.bind((HOG, 0))
+                try:
+                    raw.connect(("127.0.0.1", https))
+                except ConnectionRefusedError:  # not listening yet
+                    raw.close()
+                    time.sleep(0.1)
+                    continue
+                with ctx.wrap_socket(raw, server_hostname="league.example.org") as s:
+                    s.sendall(b"GET / HTTP/1.1\r\nHost: league.example.org\r\nX-Forwarded-For: 203.0.113.7\r\n"
+                              b"Connection: close\r\n\r\n")
+                    answers.append(_answer(s))
+            # a forged X-Forwarded-For is replaced; the server believes nginx (127.0.0.1), and
+            # nginx's connections are not held to the per-client limit of 2
+            assert answers == [(200, {"client": HOG, "got": 0})] * 4, answers
+            assert srv.guard.shed.get("over the per-client limit") is None, srv.guard.shed
+        finally:
+            proc.terminate()
+            proc.wait(20)
