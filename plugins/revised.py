@@ -255,3 +255,7 @@ def unfinished_penalty(game, seat: int) -> int:
         return 0
     points = game.rules.points
     return sum(points[pz.card] for pz in game.players[seat].unfinished)
+
+
+# the largest penalty: the max_unfinished most valuable puzzles held unfinished (R3.1)
+unfinished_penalty.most = lambda rules: sum(sorted(rules.points, reverse=True)[:rules.max_unfinished])

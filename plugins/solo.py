@@ -228,6 +228,10 @@ def unfinished_penalty(game, seat: int) -> int:
     return sum(game.rules.points[pz.card] for pz in game.players[seat].unfinished)
 
 
+# the largest penalty: the max_unfinished most valuable puzzles held unfinished (R3.1)
+unfinished_penalty.most = lambda rules: sum(sorted(rules.points, reverse=True)[:rules.max_unfinished])
+
+
 def automaton_score(game) -> int:
     return sum(game.rules.points[c] for c in game.extra["automaton_pile"])
 

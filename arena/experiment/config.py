@@ -18,7 +18,7 @@ from engine import EngineError, RuleSpec, compile_rules
 
 from ..tournament.config import TournamentConfig, validate
 from ..tournament.yamlsource import ConfigError, Source, load_with_lines
-from .sequential import StopRule, parse_target, parse_until
+from .sequential import StopRule, check_bounds, parse_target, parse_until
 from .sweep import build_cells, cell_name, parse_axes
 
 #: Keys of an experiment file that the tournament validation checks.
@@ -137,6 +137,8 @@ def load_experiment(path) -> ExperimentConfig:
         rule_sets = _with_cells(src, rule_sets, axes, base.seats, search=stop_key == "target")
     if stop is not None and stop.against and len(rule_sets) < 2:
         raise src.error(("until", "against"), "a paired difference needs a second rule set to compare with the first")
+    if stop is not None:
+        check_bounds(src, stop, rule_sets, base.seats)
     if base.deals:
         from ..tournament.config import deal_book
 

@@ -39,7 +39,8 @@ class Plan:
         self.state: list[dict] = [{"state": "open", "reason": "", "interval": None} for _ in range(self.n)]
         self.search = rule.kind == "target"
         self.alpha = rule.alpha / (self.n if self.search else 1)
-        self.bounds = [bounds(rule, rs.spec, self.seats) for rs in cfg.rule_sets]
+        ref = cfg.rule_sets[0].spec if rule.against else None
+        self.bounds = [bounds(rule, rs.spec, self.seats, ref) for rs in cfg.rule_sets]
         if rule.against:
             self.state[0]["state"] = "reference"
         self.rounds = 0
@@ -122,7 +123,7 @@ class Plan:
             groups = self.issued[i]
             ref = self.rows[0] if self.rule.against else None
             values = group_values(self.rule, self.rows[i], ref, groups)
-            ci = interval(self.rule, values, self.bounds[i], self.alpha, n_opt=max(2, self.cap_groups // 2))
+            ci = interval(values, self.bounds[i], self.alpha)
             self.state[i]["interval"] = ci
             found = verdict(self.rule, ci, at_cap=groups >= self.cap_groups)
             if found is not None:

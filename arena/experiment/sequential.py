@@ -6,8 +6,19 @@ games: the group, not the game, is the independent unit). After every round of `
 groups each open rule set's figure gets an **anytime-valid** interval -- a confidence
 sequence, which holds at every look at once -- so stopping the moment it answers the
 question keeps the stated error rate (:mod:`engine.stats`): the betting sequence of
-Waudby-Smith & Ramdas for figures with known bounds (win shares, adjudicated games, and
-their paired differences), the asymptotic normal-mixture sequence for the others.
+Waudby-Smith & Ramdas on the figure's bounds, which the rules give (:func:`bounds`): a
+share lies in [0, 1], rounds in [1, max_rounds + 1], the mean score between the most a
+player can lose and the deal's points shared out, puzzles completed between none and the
+whole deal; a paired difference between the one rule set's least minus the other's most
+and back. Its guarantee holds for every distribution on those bounds, so a figure that
+comes out the same in every group so far still has an interval of some width -- a
+different value may be rare, not impossible. A figure whose bounds the rules do not give
+(a variant that ends the game itself, or a score penalty that does not say its largest
+value) is refused when the file is read.
+
+A variant says what the host cannot know: a function of ``ruleset.score_penalties`` gives
+its largest penalty as ``fn.most(ruleset)`` (a penalty is at least 0), a
+``ruleset.end_check`` the most rounds a game lasts as ``fn.most_rounds(ruleset)``.
 
 ``until:`` -- one stopping rule per rule set:
 
@@ -37,12 +48,10 @@ import math
 from dataclasses import dataclass
 
 from engine import compile_rules
-from engine.stats import betting_interval, mixture_interval, seats_of, win_share
+from engine.stats import betting_interval, seats_of, win_share
 
 from ..tournament.yamlsource import Source
 
-#: the asymptotic (normal-mixture) sequence decides nothing before this many groups
-MIN_GROUPS_CLT = 16
 UNTIL_KEYS = ("figure", "seat", "width", "against", "margin", "max_games", "round", "confidence")
 TARGET_KEYS = ("figure", "seat", "value", "within", "range", "max_games", "round", "confidence", "strategy", "monotone")
 
@@ -56,13 +65,60 @@ def _puzzles(r: dict) -> float:
     return sum(r[f"seat{s}_white"] + r[f"seat{s}_black"] for s in range(seats_of(r)))
 
 
-#: figure name -> (per-game value given (row, seat), bounds given (rules, seats) or None, description)
+class NoBounds(Exception):
+    """The rules do not bound a figure; the message says why."""
+
+
+def _rounds_bounds(rules, seats: int) -> tuple[float, float]:
+    # R5.3: adjudicated after max_rounds; an end triggered in that round plays one more
+    if rules.end_check is not None:
+        most = getattr(rules.end_check, "most_rounds", None)
+        if most is None:
+            raise NoBounds("a variant ends the game itself and does not say after how many rounds at most "
+                           "(its end_check has no most_rounds)")
+        return 1.0, float(most(rules))
+    return 1.0, float(rules.max_rounds + 1)
+
+
+def _top(values, k: int) -> int:
+    return sum(sorted(values, reverse=True)[:max(k, 0)])
+
+
+def deal_points(rules) -> int:
+    """The most points a deal holds: every white puzzle and the best ``black_deck_size`` blacks."""
+    white = [p.points for p in rules.puzzles if p.color == "white"]
+    black = [p.points for p in rules.puzzles if p.color != "white"]
+    return _top(white, rules.deck_sizes[0]) + _top(black, rules.deck_sizes[1])
+
+
+def _score_bounds(rules, seats: int) -> tuple[float, float]:
+    # R7.1: completed points - finishing-touch pieces x cost - the rule set's penalties (each
+    # in [0, most]). A puzzle is completed by one player, so the players' mean is at most the
+    # deal's points shared out; a player places at most one piece per recess cell of the
+    # max_unfinished puzzles it may hold (R3.1) in its finishing touches.
+    most = 0
+    for penalty in rules.score_penalties:
+        bound = getattr(penalty, "most", None)
+        if bound is None:
+            raise NoBounds(f"a variant's score penalty ({getattr(penalty, '__qualname__', penalty)}) does not say its "
+                           f"largest value (no most)")
+        most += bound(rules)
+    cells = [bin(r).count("1") for r in rules.recess]
+    finish = rules.finishing_touch_cost * _top(cells, rules.max_unfinished)
+    return float(-finish - most), deal_points(rules) / seats
+
+
+def _puzzles_bounds(rules, seats: int) -> tuple[float, float]:
+    return 0.0, float(sum(rules.deck_sizes))
+
+
+#: figure name -> (per-game value given (row, seat), bounds given (rules, seats), description)
 FIGURES = {
     "seat_wins": (lambda r, s: win_share(r, s), lambda rules, n: (0.0, 1.0), "seat {seat}'s win share"),
     "adjudicated": (lambda r, s: float(bool(r["adjudicated"])), lambda rules, n: (0.0, 1.0), "share of games adjudicated"),
-    "rounds": (lambda r, s: float(r["rounds"]), None, "rounds per game"),
-    "score": (lambda r, s: _score(r), None, "mean score per player"),
-    "puzzles": (lambda r, s: _puzzles(r), None, "puzzles completed per game"),
+    "rounds": (lambda r, s: float(r["rounds"]), _rounds_bounds, "rounds per game"),
+    "score": (lambda r, s: _score(r), _score_bounds, "mean score per player"),
+    "puzzles": (lambda r, s: _puzzles(r), _puzzles_bounds, "puzzles completed per game"),
 }
 
 
@@ -184,13 +240,29 @@ def parse_target(src: Source, value, seats: int, games: int | None, axes) -> Sto
 
 
 # ---------------------------------------------------------------- measuring
-def bounds(rule: StopRule, spec, seats: int) -> tuple[float, float] | None:
-    """The figure's bounds under ``spec`` (None: unbounded), doubled for a paired difference."""
+def bounds(rule: StopRule, spec, seats: int, reference=None) -> tuple[float, float]:
+    """The figure's bounds under ``spec`` (:class:`NoBounds` when the rules give none); for a
+    paired difference, the bounds of ``spec``'s figure minus ``reference``'s."""
     fn = FIGURES[rule.figure][1]
-    if fn is None:
-        return None
     lo, hi = fn(compile_rules(spec, seats), seats)
-    return (lo - hi, hi - lo) if rule.against else (lo, hi)
+    if not rule.against:
+        return lo, hi
+    ref_lo, ref_hi = fn(compile_rules(reference if reference is not None else spec, seats), seats)
+    return lo - ref_hi, hi - ref_lo
+
+
+def check_bounds(src: Source, rule: StopRule, rule_sets, seats: int) -> None:
+    """Refuse a figure the rules of some rule set do not bound (naming the rule set and why)."""
+    key = rule.kind
+    for rs in rule_sets:
+        try:
+            lo, hi = bounds(rule, rs.spec, seats, rule_sets[0].spec if rule.against else None)
+        except NoBounds as exc:
+            raise src.error((key, "figure"), f"the {rule.describe()} has no bounds under rule set {rs.name!r}: {exc}; "
+                                             f"an anytime-valid interval needs them") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise src.error((key, "figure"), f"the {rule.describe()} has no range under rule set {rs.name!r} "
+                                             f"(bounds {lo:g} and {hi:g})")
 
 
 def group_values(rule: StopRule, rows: list[dict], ref_rows: list[dict] | None, groups: int) -> list[float]:
@@ -212,11 +284,10 @@ def group_values(rule: StopRule, rows: list[dict], ref_rows: list[dict] | None, 
     return [sum(vs) / len(vs) for g, vs in sorted(by_group.items())]
 
 
-def interval(rule: StopRule, values: list[float], bound, alpha: float, n_opt: int) -> dict:
-    """The anytime-valid interval of the figure after these groups."""
-    if bound is not None:
-        return betting_interval(values, bound[0], bound[1], alpha)
-    return mixture_interval(values, alpha, n_opt=n_opt)
+def interval(values: list[float], bound: tuple[float, float], alpha: float) -> dict:
+    """The anytime-valid interval of the figure after these groups: the betting confidence
+    sequence on the figure's bounds."""
+    return betting_interval(values, bound[0], bound[1], alpha)
 
 
 def _fmt(x: float) -> str:
@@ -230,8 +301,7 @@ def verdict(rule: StopRule, ci: dict, at_cap: bool) -> tuple[str, str] | None:
     ``above``, ``below``, ``cap`` (the cap reached undecided).
     """
     lo, hi = ci["low"], ci["high"]
-    enough = ci["n"] >= (MIN_GROUPS_CLT if ci.get("method") == "normal mixture" else 2)
-    if lo is not None and hi is not None and enough and math.isfinite(hi - lo):
+    if lo is not None and hi is not None and ci["n"] >= 1 and math.isfinite(hi - lo):
         span = f"[{_fmt(lo)}, {_fmt(hi)}]"
         if rule.kind == "until":
             if rule.width is not None and hi - lo <= rule.width:
