@@ -113,26 +113,33 @@ def test_a_worker_refuses_a_tier_it_cannot_give_and_never_plays_weaker(monkeypat
     monkeypatch.setattr(sandbox, "strict_missing", lambda use_cgroups=True: "bubblewrap is not installed")
     with pytest.raises(TierRefused, match="cannot give the strict sandbox tier: bubblewrap is not installed"):
         check_tier("strict", "tcp://w:1")
-    with pytest.raises(TierRefused):
-        check_tier({"tier": "auto", "fallback": None}, "tcp://w:1")  # auto is the coordinator's to resolve
     check_tier({"tier": "strict", "fallback": "basic"}, "tcp://w:1")  # the file allows basic by name
     check_tier("basic", "tcp://w:1")
+    # auto is this worker's strongest tier: basic as root; none for command-line bots where
+    # no tier keeps them away from the arena (an ordinary user without bubblewrap)
+    monkeypatch.setattr(sandbox, "best_tier", lambda: ("basic", "bubblewrap is not installed"))
+    check_tier({"tier": "auto", "fallback": None}, "tcp://w:1")
+    monkeypatch.setattr(sandbox, "best_tier", lambda: (None, "bubblewrap is not installed"))
+    with pytest.raises(TierRefused, match="cannot give the strict or basic sandbox tier: bubblewrap"):
+        check_tier("auto", "tcp://w:1")
+    check_tier("auto", "tcp://w:1", installed_only=True)  # registered bots: basic holds them
 
 
-def test_auto_is_resolved_on_the_coordinator(monkeypatch):
+def test_auto_travels_to_the_workers_whatever_the_coordinator_can_run(monkeypatch):
     import arena.process.sandbox as sandbox
-    from arena.tournament.dask_executor import concrete_tier
+    from arena.tournament.dask_executor import _Shipper
 
-    monkeypatch.setattr(sandbox, "best_tier", lambda: ("strict", ""))
-    assert concrete_tier("auto", False) == "strict"
-    assert concrete_tier({"tier": "auto", "fallback": None}, False) == {"tier": "strict", "fallback": None}
-    assert concrete_tier("basic", False) == "basic"
-    monkeypatch.setattr(sandbox, "best_tier", lambda: (None, "no bubblewrap"))
-    assert concrete_tier("auto", True) == "basic"  # installed bots only
-    from arena.errors import UsageError
+    class NoClient:  # built-in bots need no bundle: nothing is scattered
+        def scatter(self, *a, **k):
+            raise AssertionError("nothing to scatter")
 
-    with pytest.raises(UsageError, match="no bubblewrap"):
-        concrete_tier("auto", False)
+    seats = [{"name": "greedy", "bot": "greedy", "cmd": None}, {"name": "random", "bot": "random", "cmd": None}]
+    for coordinator in [("basic", "no bubblewrap here"), (None, "no bubblewrap here"), ("strict", "")]:
+        monkeypatch.setattr(sandbox, "best_tier", lambda c=coordinator: c)
+        shipper = _Shipper(NoClient())
+        for asked in ["auto", {"tier": "auto", "fallback": None}, "strict", {"tier": "strict", "fallback": "basic"}]:
+            sent, bundles = shipper.prepare({"request": {"seats": seats, "sandbox": asked}, "play": "bots"}, "p")
+            assert sent["request"]["sandbox"] == asked and not bundles, (coordinator, asked)
 
 
 @pytest.fixture(scope="module")

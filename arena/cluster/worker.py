@@ -228,7 +228,7 @@ def worker_status(dask_worker=None) -> dict:
                      "bot_processes": bots, "bundles": bundles, "folder": str(plugin.root) if plugin.root else None})
     tier, why = best_tier()
     return {"tier": tier or "none", "not_strict": why, "runs": runs,
-            "name": str(getattr(dask_worker, "name", "") or "")}
+            "name": _name(dask_worker)}
 
 
 def worker_tier(dask_worker=None) -> dict:
@@ -237,7 +237,13 @@ def worker_tier(dask_worker=None) -> dict:
     from ..process.sandbox import best_tier
 
     tier, why = best_tier()
-    return {"tier": tier, "not_strict": why, "name": str(getattr(dask_worker, "name", "") or "")}
+    return {"tier": tier, "not_strict": why, "name": _name(dask_worker)}
+
+
+def _name(dask_worker) -> str:
+    """The worker's name (``dask worker --name``; Dask numbers unnamed ones from 0)."""
+    name = getattr(dask_worker, "name", None)
+    return "" if name is None else str(name)
 
 
 def clean_worker(everything: bool = False, dask_worker=None) -> list[str]:

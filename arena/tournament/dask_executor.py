@@ -487,8 +487,9 @@ def tier_line(found: dict, asked="auto") -> str:
         groups.setdefault(gives, []).append(name)
         if gives != "strict" and st.get("not_strict"):
             why.setdefault(gives, st["not_strict"])
-    parts = [f"{gives} on {', '.join(names)}" + (f" (not strict: {why[gives]})" if gives in why else "")
-             for gives, names in groups.items()]
+    order = ["strict", "basic", "none"]  # the strongest first
+    parts = [f"{gives} on {', '.join(sorted(names))}" + (f" (not strict: {why[gives]})" if gives in why else "")
+             for gives, names in sorted(groups.items(), key=lambda g: order.index(g[0]) if g[0] in order else 3)]
     return "sandbox on the workers: " + "; ".join(parts) if parts else ""
 
 
