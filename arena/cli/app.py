@@ -69,8 +69,43 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+def stdout_closed(wait_s: float = 0.0) -> bool:
+    """Whether standard output is a pipe whose reader has left, waiting up to ``wait_s``
+    seconds for it to go."""
+    import os
+    import select
+    import stat
+    import sys
+
+    try:
+        fd = sys.stdout.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)  # errors only: POLLERR once the read end is closed
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(wait_s * 1000))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def stdout_gone() -> None:
+    """Standard output's reader has left (``arena ... | head -3``): point file descriptor 1
+    at ``/dev/null``, so what is still buffered, and the interpreter's flush at exit, go
+    nowhere instead of raising ``BrokenPipeError`` again."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def guarded(fn):
-    """Turn the arena's and the engine's errors into a sentence and an exit code."""
+    """Turn the arena's and the engine's errors into a sentence and an exit code; a closed
+    standard output ends the command quietly with 141, as SIGPIPE ends a C program."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -82,6 +117,11 @@ def guarded(fn):
             fail(str(exc), 2)
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except BrokenPipeError:
+            if not stdout_closed():
+                raise  # a pipe of the command's own: a bug to show, not a reader that left
+            stdout_gone()
+            raise typer.Exit(141) from None
 
     return wrapper
 

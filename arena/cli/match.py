@@ -16,7 +16,11 @@ printed (:func:`arena.tournament.runner.check_resume`). While games finish it pr
 line per game with how it ended (``{greedy: timeout at move 12}``) and, every
 ``--report-every`` games, each pair's W/D/L with Elo, nElo and their 95% intervals (and the
 LLR of an sprt) at two seats, or each bot's mean rank and pairwise wins at more. Lines are
-flushed as printed (a pipe sees them live); Ctrl-C and SIGTERM print the results so far.
+flushed as printed (a pipe sees them live); Ctrl-C and SIGTERM print the results so far, on
+stderr when standard output is gone (``arena match ... | tee log``: the terminal's Ctrl-C
+stops ``tee`` too), and ``games.jsonl`` and ``--games-out`` hold every stored game however
+the run stops. A reader that leaves (``| head -3``) stops the match quietly (exit 141, as a
+program stopped by SIGPIPE); run the same command again to continue.
 
 The formats of cutechess-cli and fastchess: ``--sprt`` (``model=normalized`` for nElo
 bounds), ``--gauntlet``, ``--knockout``; the rating ``--anchor`` (the baseline by default);
@@ -319,7 +323,8 @@ def match_cmd(
     groups (with --sprt, the first bot against copies of the second).
 
     Lines reach a pipe as they are printed (`arena match ... | tee log`). Ctrl-C or SIGTERM
-    stops the match, prints the results so far and exits 130 (Ctrl-C) or 143 (SIGTERM); run
+    stops the match, prints the results so far (on stderr if stdout is gone) and exits 130
+    (Ctrl-C) or 143 (SIGTERM); a closed stdout (`| head -3`) stops it quietly with 141. Run
     the same command again to continue.
     """
     import yaml
@@ -431,11 +436,78 @@ def line_buffered() -> None:
             pass
 
 
+class Output:
+    """Standard output while a match runs, and where its results go once it is gone.
+
+    :meth:`say` raises :class:`~arena.tournament.runner.OutputClosed` (through ``signals``)
+    when the reader has left, and from then on standard output is ``/dev/null`` (so nothing
+    complains at exit). After an interruption :meth:`results` writes to stderr when stdout
+    is gone: closed, or a pipe whose reader the same Ctrl-C stopped (``| tee log``)."""
+
+    def __init__(self, signals):
+        self.signals = signals
+        self.gone = False
+
+    def close(self) -> None:
+        """Standard output is gone: point it at ``/dev/null``."""
+        from .app import stdout_gone
+
+        self.gone = True
+        stdout_gone()
+
+    def say(self, text: str) -> None:
+        """One live line on stdout."""
+        from tqdm import tqdm
+
+        if self.gone:
+            return
+        try:
+            tqdm.write(text, file=sys.stdout)
+        except BrokenPipeError:
+            self.close()
+            raise self.signals.closed_output() from None
+
+    def reader_left(self, wait_s: float = 1.0) -> bool:
+        """Whether stdout is a pipe nobody reads any more, waiting up to ``wait_s`` for its
+        reader to go (a terminal's Ctrl-C reaches ``tee`` as it reaches us)."""
+        from .app import stdout_closed
+
+        return stdout_closed(wait_s)
+
+    def results(self, lines: list[str]) -> None:
+        """The results block after an interruption: stdout if someone reads it, else stderr."""
+        if not self.gone and self.signals.received and self.reader_left():
+            self.close()
+        if not self.gone:
+            try:
+                for line in lines:
+                    sys.stdout.write(line + "\n")
+                sys.stdout.flush()
+                return
+            except BrokenPipeError:
+                self.close()
+        for line in lines:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = False, as_json: bool = False,
               allow_changes: bool = False, games_out: Optional[Path] = None,
               protocol_log: Optional[Path] = None) -> dict:
     """Run the match ``cfg`` through the tournament runner, printing live results; returns the summary."""
-    from tqdm import tqdm
+    from ..tournament.runner import StopSignals
+
+    signals = StopSignals().install()
+    try:
+        return _run_match(cfg, signals, live, report_every, progress, as_json, allow_changes, games_out,
+                          protocol_log)
+    finally:
+        signals.restore()
+
+
+def _run_match(cfg, signals, live: bool, report_every: int, progress: bool, as_json: bool, allow_changes: bool,
+               games_out: Optional[Path], protocol_log: Optional[Path]) -> dict:
+    import json
 
     from ..tournament.runner import Interrupted, run_tournament
     from ..tournament.standings import render_text
@@ -444,12 +516,12 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
     stored = precheck(cfg, allow_changes)
     tally = Tally(cfg, stored)
     line_buffered()
+    out = Output(signals)
 
     def live_figures() -> dict:
         return {"pairs": tally.pairs()} if cfg.seats == 2 else tally.ranks()
 
-    def say(text: str) -> None:
-        tqdm.write(text, file=sys.stdout)
+    say = out.say
 
     if live and cfg.format == "sprt":
         o = cfg.format_options
@@ -469,16 +541,17 @@ def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = F
 
     try:
         summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes,
-                                 games_out=games_out, protocol_log=protocol_log)
+                                 games_out=games_out, protocol_log=protocol_log, signals=signals)
     except Interrupted as exc:
+        if signals.output_closed and not signals.received:
+            raise typer.Exit(exc.exit_code) from None  # the reader left (| head): nothing to say
         # as cutechess-cli and fastchess do: the results so far, then the exit code (130, 143)
         if as_json:
-            emit_json({"interrupted": True, "summary": exc.summary, "live": live_figures(), **stored_report(cfg)})
+            lines = [json.dumps({"interrupted": True, "summary": exc.summary, "live": live_figures(),
+                                 **stored_report(cfg)}, sort_keys=True)]
         else:
-            if live:
-                for line in tally.report_lines():
-                    say(line)
-            typer.echo(render_text(stored_report(cfg)))
+            lines = (tally.report_lines() if live else []) + render_text(stored_report(cfg)).rstrip("\n").split("\n")
+        out.results(lines)
         raise
     rep = finish_run(cfg, summary)
     if as_json:

@@ -116,10 +116,14 @@ def run_cmd(
     try:
         summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes, **files)
     except Interrupted as exc:  # Ctrl-C (exit 130) or SIGTERM (143): the standings so far first
-        if as_json:
-            emit_json({"interrupted": True, "summary": exc.summary, **stored_report(cfg)})
-        else:
-            typer.echo(render_text(stored_report(cfg)))
+        import json
+
+        from .match import Output
+
+        # on stderr when stdout is gone (`arena run ... | tee log`: Ctrl-C stops tee too)
+        Output(exc.signals).results([json.dumps({"interrupted": True, "summary": exc.summary,
+                                                 **stored_report(cfg)}, sort_keys=True)] if as_json
+                                    else render_text(stored_report(cfg)).rstrip("\n").split("\n"))
         raise
     rep = finish_run(cfg, summary)
     if as_json:

@@ -1,10 +1,16 @@
 """What a finished game leaves besides the store: how it ended, in the live line's braces
 and in ``games.jsonl`` (:func:`end_of`: faults, adjudication, the R7.2 tie-break), and the
-line of ``--games-out`` (:func:`game_line`: its replay with its result)."""
+line of ``--games-out`` (:func:`game_line`: its replay with its result).
+
+The store is the record; these files follow it. A game is stored first and its lines are
+written after, so a run stopped in between (kill -9, a lost machine) leaves a file that
+lags: :func:`catch_up` appends, from the database, the line of every stored game a file
+lacks (and cuts a line left half-written), when a run starts and when it stops."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from .schedule import GameTask
@@ -111,3 +117,73 @@ def game_line(task: GameTask, outcome: dict) -> dict:
     if not isinstance(record, dict):
         return {"game": game, "replay_error": error}
     return {**record, "game": game}
+
+
+def stored_task(task: dict) -> GameTask:
+    """The :class:`GameTask` of a stored game (:meth:`arena.tournament.store.Store.outcomes`)."""
+    return GameTask(task["key"], task["group"], task["rotation"], task["seed"], tuple(task["bots"]))
+
+
+def keys_in(path: Path, key_of) -> set[str]:
+    """The game keys of the complete lines of the JSON-lines file ``path`` (``key_of(line)``
+    reads one); a last line cut short is removed from the file. A missing file has none."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return set()
+    end = data.rfind(b"\n") + 1
+    if end < len(data):  # a line cut short by a kill: it is written again whole
+        with open(path, "r+b") as f:
+            f.truncate(end)
+    keys = set()
+    for raw in data[:end].splitlines():
+        try:
+            key = key_of(json.loads(raw))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+        if isinstance(key, str):
+            keys.add(key)
+    return keys
+
+
+def games_jsonl_key(line: dict):
+    """The game key of a line of ``games.jsonl``."""
+    return line["key"]
+
+
+def games_out_key(line: dict):
+    """The game key of a line of ``--games-out``."""
+    return line["game"]["key"]
+
+
+def append_game_line(path: Path, task: GameTask, outcome: dict) -> None:
+    """Append the ``--games-out`` line of a game (:func:`game_line`)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(game_line(task, outcome), separators=(",", ":")) + "\n")
+
+
+def catch_up(store, games_jsonl: Path, games_out: Path | None = None,
+             known: dict | None = None) -> dict[str, int]:
+    """Append to ``games.jsonl`` (and to ``games_out``) the line of every game of ``store``
+    the file lacks, rebuilt from the database, in the order stored; returns how many lines
+    each file got. ``known`` maps a file to the keys it is known to hold (read from the file
+    when missing, and kept up to date by the caller as it appends)."""
+    known = {} if known is None else known
+    files = [(Path(games_jsonl), games_jsonl_key, append_line)]
+    if games_out is not None:
+        files.append((Path(games_out), games_out_key, append_game_line))
+    stored = store.keys()
+    added = {}
+    for path, key_of, write in files:
+        if path not in known:
+            known[path] = keys_in(path, key_of)
+        missing = stored - known[path]
+        added[str(path)] = 0
+        if not missing:
+            continue
+        for task, outcome in store.outcomes(missing):
+            write(path, stored_task(task), outcome)
+            known[path].add(task["key"])
+            added[str(path)] += 1
+    return added

@@ -9,6 +9,7 @@ loses at most the games in flight; running it again continues where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import logging
@@ -22,7 +23,7 @@ from ..errors import ArenaError
 from ..process.sandbox import announce, sweep_stale
 from .config import TournamentConfig
 from .executors import WorkerLost, make_executor
-from .gamelines import append_line, game_line
+from .gamelines import append_game_line, append_line, catch_up
 from .schedule import GameTask, schedule, total_games
 from .sprt import SPRT, describe, game_score
 from .standings import game_points
@@ -32,30 +33,97 @@ log = logging.getLogger("arena.tournament")
 
 
 class Interrupted(ArenaError):
-    """The run was interrupted (Ctrl-C: exit code 130; SIGTERM: 143); what was stored stays
-    stored. ``summary`` is the run's summary so far, for the caller to print the results."""
+    """The run was interrupted (Ctrl-C: exit code 130; SIGTERM: 143; its output closed: 141);
+    what was stored stays stored, and so do its lines. ``summary`` is the run's summary so
+    far, for the caller to print the results; ``signals`` the :class:`StopSignals` of the run."""
 
     exit_code = 130
     summary: dict | None = None
+    signals: "StopSignals | None" = None
 
 
 class Terminated(KeyboardInterrupt):
     """Raised in the coordinator by SIGTERM while a run plays, so it stops as on Ctrl-C."""
 
 
-def _on_sigterm(signum, frame) -> None:
-    raise Terminated()
+class OutputClosed(KeyboardInterrupt):
+    """Raised by whoever prints a run's lines when its standard output is gone (the reader
+    of ``arena match ... | head -3`` has left); the run stops as on Ctrl-C."""
 
 
-def _catch_sigterm() -> Callable[[], None]:
-    """Turn SIGTERM into :class:`Terminated` for the run (main thread only); returns what
-    puts the previous handler back."""
-    import threading
+class StopSignals:
+    """SIGINT and SIGTERM while a run plays (main thread only).
 
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    return lambda: signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+    The first one stops the run: ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM)
+    is raised at once, or, inside :meth:`hold` (a game being stored and its lines written),
+    as the section ends, so a stored game always has its lines. Later ones are only
+    recorded in :attr:`received`, so the results the caller prints after a stop are not
+    cut short by a second Ctrl-C (nor by the one a terminal sends a whole pipeline)."""
+
+    def __init__(self):
+        self.received: list[int] = []
+        self.stopping = False
+        self.output_closed = False
+        self._holding = 0
+        self._pending: int | None = None
+        self._previous: dict = {}
+
+    def install(self) -> "StopSignals":
+        """Take over SIGINT and SIGTERM until :meth:`restore` (a no-op off the main thread)."""
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) is not signal.SIG_IGN:  # started ignoring it (nohup, &): so be it
+                    self._previous[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def restore(self) -> None:
+        """Put back the handlers :meth:`install` replaced."""
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
+        self._previous = {}
+
+    @staticmethod
+    def _error(signum: int) -> KeyboardInterrupt:
+        return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    def _on_signal(self, signum, frame) -> None:
+        self.received.append(signum)
+        if self.stopping:
+            return
+        if self._holding:
+            self._pending = signum
+            return
+        self.stopping = True
+        raise self._error(signum)
+
+    def closed_output(self) -> OutputClosed:
+        """The run's standard output is gone: stop as on a signal; the error to raise."""
+        self.output_closed = True
+        self.stopping = True
+        return OutputClosed()
+
+    @contextlib.contextmanager
+    def hold(self):
+        """A section no signal cuts in two: one arriving meanwhile stops the run after it."""
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+            if not self._holding and self._pending is not None:
+                signum, self._pending = self._pending, None
+                if not self.stopping:
+                    self.stopping = True
+                    raise self._error(signum)
+
+    def exit_code(self) -> int:
+        """130 after SIGINT, 143 after SIGTERM (the first received), 141 when only the
+        output was closed (as a program killed by SIGPIPE), else 130."""
+        if self.received:
+            return 143 if self.received[0] == signal.SIGTERM else 130
+        return 141 if self.output_closed else 130
 
 
 def config_json(cfg: TournamentConfig) -> dict:
@@ -210,7 +278,8 @@ class _Live:
 def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, executor=None,
                    progress: bool = True, echo: Callable[[str], None] | None = None,
                    on_game: Callable[[GameTask, dict], None] | None = None, allow_changes: bool = False,
-                   games_out: Path | None = None, protocol_log: Path | None = None) -> dict:
+                   games_out: Path | None = None, protocol_log: Path | None = None,
+                   signals: StopSignals | None = None) -> dict:
     """Play (or continue) the tournament ``cfg``; returns a summary of this run.
 
     ``game_fn`` replaces the game function (default: :func:`arena.referee.play_game`, or
@@ -221,7 +290,11 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     ``rounds``) and the same play settings, unless ``allow_changes`` (see :func:`check_resume`).
     ``games_out`` gets a line per game played, its replay with its result (:func:`game_line`);
     ``protocol_log`` every line to and from the bots, timed (see
-    :class:`arena.process.transport.ProtocolLog`).
+    :class:`arena.process.transport.ProtocolLog`). ``games.jsonl`` and ``games_out`` agree
+    with the database when the run starts and when it stops, however it stops
+    (:func:`arena.tournament.gamelines.catch_up`). ``signals``: the caller's installed
+    :class:`StopSignals` (it prints after the run and wants a second Ctrl-C recorded, not
+    raised); by default the run installs its own.
     """
     from tqdm import tqdm
 
@@ -250,6 +323,11 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     if cfg.replays:
         (output / "replays").mkdir(exist_ok=True)
     handler = _start_log(output)
+    files = {"jsonl": output / "games.jsonl", "out": Path(games_out) if games_out is not None else None}
+    known: dict = {}
+    caught = catch_up(store, files["jsonl"], files["out"], known)  # what a stopped run left behind
+    if any(caught.values()):
+        store.add_event("lines-rebuilt", "; ".join(f"{path}: {n}" for path, n in caught.items() if n))
     done = store.keys()
     stored_games = store.games()
     live = _Live(cfg, stored_games)
@@ -291,7 +369,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     bar.set_postfix_str(live.line())
     shown = time.perf_counter()
     t0 = time.perf_counter()
-    restore_term = _catch_sigterm()
+    own_signals = signals is None
+    signals = StopSignals().install() if own_signals else signals
     try:
         for task, reply in executor.run(pending, payload, lambda: state["stop"], on_death):
             if isinstance(reply, ArenaError):
@@ -307,7 +386,14 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                 echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
                 continue
             outcome = reply["outcome"]
-            recorded = store.record_game(task, outcome, reply.get("worker", ""))
+            with signals.hold():  # stored and its lines written, or none of it
+                recorded = store.record_game(task, outcome, reply.get("worker", ""))
+                if recorded:
+                    append_line(files["jsonl"], task, outcome)
+                    known.setdefault(files["jsonl"], set()).add(task.key)
+                    if files["out"] is not None:
+                        append_game_line(files["out"], task, outcome)
+                        known.setdefault(files["out"], set()).add(task.key)
             if plan is not None:
                 plan.stored(task, outcome["result"]["ranking"])
             if not recorded:
@@ -317,10 +403,6 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
             summary["game_wall_s"] += reply.get("wall_s") or 0.0
             live.add(task.group, list(task.bots), outcome["result"]["ranking"])
-            append_line(output / "games.jsonl", task, outcome)
-            if games_out is not None:
-                with open(games_out, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(game_line(task, outcome), separators=(",", ":")) + "\n")
             _remember_ready(store, task, outcome, ready_seen)
             if on_game is not None:
                 on_game(task, outcome)
@@ -338,31 +420,46 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             store.add_event(exc.event, str(exc))
         raise
     except KeyboardInterrupt as exc:
-        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        signals.stopping = True  # what comes now is recorded, not raised
+        if isinstance(exc, OutputClosed):
+            signals.output_closed = True
+        elif not signals.received:  # raised by another handler than ours
+            signals.received.append(signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
+        code = signals.exit_code()
+        how = {143: "terminated (SIGTERM)", 141: "stopped: its output was closed"}.get(code, "interrupted")
         err = Interrupted(f"{how}: {store.count()} of {scheduled} games are stored in {output}; "
                           f"run the same command again to continue")
-        if isinstance(exc, Terminated):
-            err.exit_code = 143
+        err.exit_code = code
         err.summary = summary
+        err.signals = signals
         raise err from None
     finally:
-        restore_term()
-        if progress:
-            bar.set_postfix_str(live.line(), refresh=False)
-        bar.close()
-        _stop_log(handler)
-        summary["elapsed_s"] = time.perf_counter() - t0
-        summary["stored"] = store.count()
-        summary["sprt"] = live.sprt()
-        if plan is not None and cfg.format == "knockout":
-            summary["knockout"] = plan.summary()
-            store.set_meta("knockout", json.dumps(summary["knockout"]))
-        elif plan is not None:
-            summary["swiss"] = {"rounds_paired": len(plan.pairings), "rounds": plan.rounds,
-                                "repeat_pairings": plan.repeats}
-            store.set_meta("swiss", json.dumps({"pairings": plan.pairings, "byes": [
-                None if b is None else plan.names[b] for b in plan.bye_of], "standings": plan.standings()}))
-        store.close()
+        if own_signals:
+            signals.stopping = True  # the run ends as it is; a signal now is only recorded
+        try:
+            try:
+                catch_up(store, files["jsonl"], files["out"], known)  # a line written per stored game
+            except OSError as exc:
+                echo(f"arena: cannot bring the game lines up to date ({exc}); the next run does it")
+            if progress:
+                bar.set_postfix_str(live.line(), refresh=False)
+            bar.close()
+            _stop_log(handler)
+            summary["elapsed_s"] = time.perf_counter() - t0
+            summary["stored"] = store.count()
+            summary["sprt"] = live.sprt()
+            if plan is not None and cfg.format == "knockout":
+                summary["knockout"] = plan.summary()
+                store.set_meta("knockout", json.dumps(summary["knockout"]))
+            elif plan is not None:
+                summary["swiss"] = {"rounds_paired": len(plan.pairings), "rounds": plan.rounds,
+                                    "repeat_pairings": plan.repeats}
+                store.set_meta("swiss", json.dumps({"pairings": plan.pairings, "byes": [
+                    None if b is None else plan.names[b] for b in plan.bye_of], "standings": plan.standings()}))
+            store.close()
+        finally:
+            if own_signals:
+                signals.restore()
     return summary
 
 

@@ -436,3 +436,40 @@ class Store:
         for bot, verdict, n in self.conn.execute("SELECT bot, verdict, COUNT(*) FROM faults GROUP BY bot, verdict"):
             out.setdefault(bot, {})[verdict] = n
         return out
+
+    def outcomes(self, keys=None) -> list[tuple[dict, dict]]:
+        """Stored games as ``(task, outcome)`` in the order stored (only ``keys``, if given):
+        ``task`` with ``key, group, rotation, seed, bots``, ``outcome`` with ``result``
+        (scores, ranking, completed, rounds, adjudicated, forfeited and the rule set's own
+        fields), ``seats`` (each seat's faults), ``duration_s`` and ``replay_path``: what
+        the lines of ``games.jsonl`` and ``--games-out`` are written from."""
+        wanted = None if keys is None else set(keys)
+        games: dict[int, tuple[dict, dict]] = {}
+        for gid, key, grp, rot, seed, rounds, adj, dur, replay, extra in self.conn.execute(
+                "SELECT id, key, grp, rotation, seed, rounds, adjudicated, duration_s, replay_path, extra "
+                "FROM games ORDER BY id"):
+            if wanted is not None and key not in wanted:
+                continue
+            result = {"scores": [], "ranking": [], "completed": [], "rounds": rounds, "adjudicated": bool(adj),
+                      "forfeited": [], **(json.loads(extra) if extra else {})}
+            games[gid] = ({"key": key, "group": grp, "rotation": rot, "seed": seed, "bots": []},
+                          {"result": result, "seats": [], "duration_s": dur, "replay_path": replay})
+        for gid, bot, score, rank, completed, forf in self.conn.execute(
+                "SELECT game_id, bot, score, rank, completed, forfeited FROM seats ORDER BY game_id, seat"):
+            if gid in games:
+                task, outcome = games[gid]
+                task["bots"].append(bot)
+                res = outcome["result"]
+                res["scores"].append(score)
+                res["ranking"].append(rank)
+                res["completed"].append(completed)
+                res["forfeited"].append(bool(forf))
+                outcome["seats"].append({"faults": []})
+        for gid, seat, verdict, detail, move in self.conn.execute(
+                "SELECT game_id, seat, verdict, detail, move FROM faults ORDER BY rowid"):
+            if gid in games and seat < len(games[gid][1]["seats"]):
+                games[gid][1]["seats"][seat]["faults"].append({"verdict": verdict, "detail": detail, "move": move})
+        for task, outcome in games.values():
+            if None in outcome["result"]["completed"]:
+                del outcome["result"]["completed"]
+        return list(games.values())
