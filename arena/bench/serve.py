@@ -11,8 +11,8 @@ latency percentiles (p50, p95, p99, max) and errors (a 5xx answer, a broken conn
 no answer within ``timeout_s``). With ``hog`` sockets, one more load runs while a single
 client (:class:`Hog`, its own process, from 127.0.0.2) keeps that many connections open,
 half of them idle and half trickling a request head a byte a second, reopening each a
-second after the server closed it; the visitors come from 127.0.0.3 (all of 127.0.0.0/8
-is loopback, and neither address is a trusted proxy). Everything runs on this machine,
+second after the server closed it; each visitor comes from an address of its own in
+127.0.1.0/24 (all of 127.0.0.0/8 is loopback, and none of these is a trusted proxy). Everything runs on this machine,
 over loopback only, and every process started is ended before the function returns.
 """
 
@@ -156,16 +156,17 @@ async def _read_response(reader) -> tuple[int, bool]:
 
 
 def load(url: str, clients: int, seconds: float, paths: list[str], think_s: float = 0.0,
-         timeout_s: float = 10.0, source: str | None = None) -> dict:
+         timeout_s: float = 10.0, sources: tuple[str, ...] = ()) -> dict:
     """``clients`` visitors asking for ``paths`` for ``seconds``: the figures (see the module);
-    ``source``: the local address they connect from (one of 127.0.0.0/8)."""
+    ``sources``: the local addresses they connect from (of 127.0.0.0/8), in turn."""
     host, port = url.split("//")[1].split(":")
     lat: list[float] = []
     errors: list[str] = []
 
     async def main():
         until = time.monotonic() + seconds
-        await asyncio.gather(*(_visitor(host, int(port), paths, k, until, think_s, timeout_s, lat, errors, source)
+        await asyncio.gather(*(_visitor(host, int(port), paths, k, until, think_s, timeout_s, lat, errors,
+                                        sources[k % len(sources)] if sources else None)
                                for k in range(clients)))
 
     t0 = time.monotonic()
@@ -183,8 +184,9 @@ def load(url: str, clients: int, seconds: float, paths: list[str], think_s: floa
             "error_examples": sorted(set(errors))[:5]}
 
 
-#: Where the hog and the visitors of the hog's load connect from (loopback, neither trusted).
-HOG_SOURCE, VISITOR_SOURCE = "127.0.0.2", "127.0.0.3"
+#: Where the hog and the visitors of the hog's load connect from (loopback, none trusted).
+HOG_SOURCE = "127.0.0.2"
+VISITOR_SOURCES = tuple(f"127.0.1.{i}" for i in range(1, 255))
 
 
 async def _hold(host: str, port: int, source: str, trickle: bool, until: float, st: dict) -> None:
@@ -229,8 +231,10 @@ async def _hold(host: str, port: int, source: str, trickle: bool, until: float, 
 async def _hog(host: str, port: int, source: str, sockets: int, seconds: float, trickle_share: float) -> dict:
     st = {"opened": 0, "held": 0, "refused": 0, "shed": 0, "shed_after": [], "connect_failed": 0}
     until = time.monotonic() + seconds
-    trickling = round(sockets * trickle_share)
-    holders = [asyncio.ensure_future(_hold(host, port, source, k < trickling, until, st)) for k in range(sockets)]
+    # the trickling ones spread among the silent ones, so that those the server admits are of both kinds
+    kinds = [int((k + 1) * trickle_share) > int(k * trickle_share) for k in range(sockets)]
+    trickling = sum(kinds)
+    holders = [asyncio.ensure_future(_hold(host, port, source, kinds[k], until, st)) for k in range(sockets)]
     samples = []
     while time.monotonic() < until:
         await asyncio.sleep(0.25)
@@ -289,13 +293,13 @@ class Hog:
 
 def load_beside_hog(url: str, clients: int, seconds: float, paths: list[str], sockets: int,
                     think_s: float = 0.0, head_start_s: float = 2.0) -> dict:
-    """The figures of :func:`load` (visitors from :data:`VISITOR_SOURCE`) while a :class:`Hog`
+    """The figures of :func:`load` (visitors from :data:`VISITOR_SOURCES`) while a :class:`Hog`
     of ``sockets`` holds what it can, having started ``head_start_s`` earlier; its figures
     are the result's ``hog``."""
     hog = Hog(url, sockets, head_start_s + seconds + 1)
     try:
         time.sleep(head_start_s)
-        figures = load(url, clients, seconds, paths, think_s, source=VISITOR_SOURCE)
+        figures = load(url, clients, seconds, paths, think_s, sources=VISITOR_SOURCES)
         figures["hog"] = hog.result()
     finally:
         hog.stop()
