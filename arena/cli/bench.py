@@ -205,14 +205,15 @@ def bench_serve_cmd(
     typer.echo(f"arena serve on 127.0.0.1, {__import__('os').cpu_count()} cores, {seconds:g} s per load, "
                f"visitors {'without pause' if not think_ms else f'pausing {think_ms:g} ms'}")
     for r in results:
-        typer.echo(f"  play {'on ' if r['play'] else 'off'} {r['clients']:>4} clients: {r['requests_per_s']:>7.1f} "
+        typer.echo(f"  play {'on ' if r['play'] else 'off'} {r['clients']:>4} clients"
+                   f"{' beside the hog' if r.get('hog') else ''}: {r['requests_per_s']:>7.1f} "
                    f"requests/s  p50 {r['p50_ms']:>7.1f} ms  p95 {r['p95_ms']:>7.1f} ms  p99 {r['p99_ms']:>7.1f} ms"
                    f"  errors {r['errors']}  games stored meanwhile {r['games_played']}  stop took {r['stop_s']:.1f} s")
         h = r.get("hog")
         if h:
-            typer.echo(f"      (beside one client holding {h['sockets']} sockets, {h['trickling']} of them trickling "
-                       f"a request head: it held {h['held_median']} at once (median of samples); of its "
+            typer.echo(f"      the hog, one client keeping {h['sockets']} sockets open ({h['trickling']} of them "
+                       f"trickling a request head), held {h['held_median']} at once (median of samples); of its "
                        f"{h['opened']} connections {h['refused']} were refused at once and {h['shed']} closed after "
-                       f"{h['shed_after_median_s'] if h['shed_after_median_s'] is not None else '-'} s (median))")
+                       f"{h['shed_after_median_s'] if h['shed_after_median_s'] is not None else '-'} s (median)")
         for example in r["error_examples"]:
             typer.echo(f"      error: {example}")
