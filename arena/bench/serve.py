@@ -276,6 +276,7 @@ class Hog:
         self.seconds = seconds
 
     def result(self) -> dict:
+        """Wait for the hog to finish; its figures (see the class)."""
         try:
             out, _ = self.proc.communicate(timeout=self.seconds + 60)
         except subprocess.TimeoutExpired:
@@ -286,6 +287,7 @@ class Hog:
         return json.loads(out)
 
     def stop(self) -> None:
+        """End the hog's process now, if it still runs."""
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()

@@ -126,6 +126,7 @@ class Guard:
         return any(ip.version == net.version and ip in net for net in self._trusted)
 
     def note(self, reason: str) -> None:
+        """Count one connection closed or refused for ``reason``."""
         self.shed[reason] = self.shed.get(reason, 0) + 1
 
     def admit(self, conn, host: str) -> int | None:
