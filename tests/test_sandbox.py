@@ -261,14 +261,14 @@ def test_strict_shows_the_programs_folder_never_an_arguments(tmp_path):
 def test_strict_covers_hidden_paths_inside_the_programs_folder(tmp_path):
     require_strict()
     os.chmod(tmp_path, 0o755)
-    (tmp_path / "results").mkdir(mode=0o755)
-    db = tmp_path / "results" / "results.sqlite"
-    db.write_text("the results")
+    (tmp_path / "data").mkdir(mode=0o755)
+    db = tmp_path / "data" / "book.txt"  # a file of the author's own: hidden only when named
+    db.write_text("the book")
     db.chmod(0o644)
     bot = tmp_path / "bot.py"
     bot.write_text(READER)
     bot.chmod(0o644)
-    for hide, expected in (([], b"read"), ([str(tmp_path / "results")], b"FileNotFoundError")):
+    for hide, expected in (([], b"read"), ([str(tmp_path / "data")], b"FileNotFoundError")):
         launch = Sandbox("strict", hide=hide).prepare([sys.executable, str(bot), str(db)])
         try:
             assert read_lines(launch, 2)[0] == expected

@@ -288,7 +288,7 @@ def test_standings_and_index_work_on_a_read_only_folder(tmp_path):
     assert index[0] == 2 and "is read-only" in index[1] and "give --out DIR" in index[1], index[1]
     assert index_out[0] == 0, index_out[1]
     assert "data-bot=\"a\"" in (site / "index.html").read_text()
-    assert sorted(p.name for p in folder.iterdir()) == [LOCK_NAME, DB_NAME], "nothing was written into the folder"
+    assert sorted(p.name for p in folder.iterdir()) == [".arena-output", LOCK_NAME, DB_NAME], "nothing was written into the folder"
 
 
 def test_without_write_access_a_reader_opens_immutable_or_reads_a_copy_of_a_left_log(tmp_path, monkeypatch):

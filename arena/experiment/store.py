@@ -15,6 +15,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from ..botspec.outputs import mark_output
 from ..errors import UsageError
 
 DB_NAME = "experiment.sqlite"
@@ -38,6 +39,7 @@ class ExperimentStore:
         path = folder / DB_NAME
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            mark_output(folder)  # no bot is ever shown an experiment's folder
             conn = sqlite3.connect(path, timeout=30, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from engine import RuleSpec
 
+from ..botspec.outputs import mark_output
 from ..errors import UsageError
 from ..tournament.store import (FolderLock, StoreError, check_database_header, check_integrity, close_connection,
                                 insert_once)
@@ -137,6 +138,7 @@ class League:
                 raise LeagueError(f"{path}: cannot create the league file ({exc.strerror})") from None
         finally:
             tmp.unlink(missing_ok=True)
+        mark_output(path.resolve().parent, path.name)  # no bot is ever shown a league's files
         return cls.open(path)
 
     @classmethod

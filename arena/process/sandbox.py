@@ -53,7 +53,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_paths, program_files, sandbox_path
+from ..botspec.outputs import hidden_within
+from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_links, needed_paths, program_files, sandbox_path
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
 from .proctree import TreeAccount, continue_tree, descendants, stop_tree
 from .treememory import HiddenMemory
@@ -378,14 +379,16 @@ def _bwrap_sizes(bwrap: str) -> bool:
 
 def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], uid: int | None,
                hide: list[str] = (), nproc: int | None = None, tmp_mb: int | None = None,
-               memory_workdir: bool = False) -> list[str]:
+               memory_workdir: bool = False, links=()) -> list[str]:
     """The bubblewrap command that runs ``argv`` in fresh PID, IPC, UTS, network and mount
     namespaces (and a user namespace when the arena is not root): the system folders and
     ``read_only`` read-only, a private ``/tmp`` and ``/dev/shm``, ``workdir`` its only
     writable folder (with ``memory_workdir``, a memory-backed folder of ``tmp_mb`` at that
     path, which nothing outside sees: else the host folder itself),
     as ``uid`` without capabilities. Paths of ``hide`` that fall inside a
-    visible folder (the results, the logs) are covered by an empty one. ``nproc`` caps the
+    visible folder (the results, the logs) are covered by an empty one. ``links``: the
+    ``(link, target)`` pairs of the paths a command names through symbolic links, made
+    anew where nothing shown holds them. ``nproc`` caps the
     processes and threads of the bot's user namespace (``prlimit`` inside the sandbox, where
     the count is the bot's own); the bot's stdout is expected on descriptor 3."""
     out = [bwrap, *(["--unshare-user"] if os.geteuid() != 0 else []), "--unshare-ipc", "--unshare-pid",
@@ -407,6 +410,17 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
     # the working folder too: a bound host folder would let a bot fill the machine's disk,
     # file by file under its size cap
     sized = memory_workdir and bool(size)
+    # what is hidden: paths of ``hide`` strictly inside a shown folder, never one that holds a
+    # shown folder or the working folder; a file shown by name inside a hidden path goes too
+    # (nothing hidden is shown, even named)
+    shown_dirs = [p for p in read_only if os.path.isdir(p)]
+    hidden: list[str] = []
+    for path in sorted({os.path.realpath(h) for h in hide if h}):
+        if _under(path, read_only) and path not in shown_dirs and not _under(workdir, [path]) \
+                and not any(_under(p, [path]) for p in shown_dirs) and not _under(path, hidden) \
+                and os.path.lexists(path):
+            hidden.append(path)
+    read_only = [p for p in read_only if not _under(p, hidden)]
     for path, flag in sorted([(p, "--ro-bind") for p in read_only] + [(workdir, "--tmpfs" if sized else "--bind")]):
         parents = list(reversed(Path(path).parents))
         for parent in map(str, parents):
@@ -415,11 +429,19 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
                 made.add(parent)
         out += tmpfs(path) if flag == "--tmpfs" else [flag, path, path]
         made.add(path)
-    for path in sorted({os.path.realpath(h) for h in hide if h}):
-        # strictly inside a visible folder: the program's own folder itself stays visible
-        if _under(path, read_only) and path not in read_only and not _under(workdir, [path]) \
-                and not any(_under(p, [path]) for p in read_only) and os.path.exists(path):
-            out += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+    for path in hidden:
+        out += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+    # a path the command names through a symbolic link (``current -> v2``, a script that is
+    # a link into another folder) reaches what it points at, which is shown, the same way
+    for link, target in links:
+        if link in made or _under(link, SYSTEM_DIRS) or _under(link, read_only) or _under(link, [workdir]):
+            continue
+        for parent in map(str, reversed(Path(link).parents)):
+            if parent not in made and not _under(parent, SYSTEM_DIRS) and not _under(parent, read_only):
+                out += ["--perms", "0755", "--dir", parent]
+                made.add(parent)
+        out += ["--symlink", target, link]
+        made.add(link)
     out += ["--chdir", workdir, "--"]
     if uid is not None:
         setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
@@ -884,10 +906,13 @@ class Sandbox:
         if launch.uid is None and "rlimit_nproc" in launch.protections:
             nproc = self.limits.pids + 1  # the namespace's first process is bubblewrap's
         memory_workdir = not self.host_workdir and bool(self.limits.tmp_mb) and _bwrap_sizes(exe)
-        launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir,
-                                 _read_only_paths(launch.argv, env, program_dir, read_only),
-                                 launch.uid, hide=self.hide, nproc=nproc, tmp_mb=self.limits.tmp_mb,
-                                 memory_workdir=memory_workdir)
+        shown = _read_only_paths(launch.argv, env, program_dir, read_only)
+        # every arena output folder and VCS metadata below what the bot is shown, of any run
+        hide = self.hide + hidden_within([p for p in shown if os.path.isdir(p) and not _under(p, SYSTEM_DIRS)])
+        launch.argv = bwrap_argv(exe, launch.argv, launch.tmpdir, shown,
+                                 launch.uid, hide=hide, nproc=nproc, tmp_mb=self.limits.tmp_mb,
+                                 memory_workdir=memory_workdir,
+                                 links=needed_links(launch.argv, env, program_dir, read_only))
         launch.stdout_fd3 = True
         launch.protections += ["bubblewrap", "pid_namespace", "ipc_namespace", "uts_namespace", "mount_namespace",
                                "no_network", "private_tmp", "read_only_view"]

@@ -37,6 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..botspec.outputs import mark_output
 from ..errors import ArenaError, UsageError
 
 DB_NAME = "results.sqlite"
@@ -252,6 +253,7 @@ class Store:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the output folder {folder} ({exc.strerror})") from None
+        mark_output(folder)  # no bot is ever shown a run's folder
         lock = FolderLock.acquire(folder / LOCK_NAME, "a tournament run")
         try:
             store = cls._open_writer(path, lock)
