@@ -216,6 +216,11 @@ def test_the_shipped_workers_give_strict_to_a_coordinator_that_cannot(cluster, t
     tiers = {st["name"]: st["tier"] for st in json.loads(status.stdout).values()}
     assert tiers == {"compose": "strict", "kubernetes": "strict", "sysadmin-only": "basic"}, status.stdout
     by_address = {a: st["tier"] for a, st in json.loads(status.stdout).items()}
+    text = subprocess.run(["arena", "cluster", "status", cluster.address], capture_output=True, text=True,
+                          timeout=120).stdout
+    lines = {name: next(line for line in text.splitlines() if f" ({name}): " in line) for name in tiers}
+    assert ": sandbox strict; " in lines["compose"] and ": sandbox strict; " in lines["kubernetes"], text
+    assert ": sandbox basic (not strict: bubblewrap cannot create namespaces here" in lines["sysadmin-only"], text
 
     done = coordinator(["arena", "run", str(tournament(tmp_path, cluster.address, "auto", "auto")), "--no-progress"],
                        tmp_path)

@@ -37,7 +37,8 @@ def cluster_status_cmd(
     address: str = typer.Argument(..., help="The scheduler, e.g. tcp://scheduler:8786."),
     as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
 ) -> None:
-    """Each worker: the sandbox tier it can give, and every run's bot processes, bundles and
+    """Each worker (and its name): the sandbox tier `auto` gives there (strict where its
+    bubblewrap works) and why not strict, and every run's bot processes, bundles and
     lease (a run whose coordinator is gone lapses after its lease; `arena cluster clean`
     removes it at once)."""
     from ..cluster.worker import worker_status
@@ -52,7 +53,8 @@ def cluster_status_cmd(
         return
     for worker, st in sorted(found.items()):
         why = f" (not strict: {st['not_strict']})" if st["tier"] != "strict" and st["not_strict"] else ""
-        typer.echo(f"{worker}: sandbox {st['tier']}{why}; {len(st['runs'])} arena run(s)")
+        name = f" ({st['name']})" if st.get("name") and st["name"] != worker else ""
+        typer.echo(f"{worker}{name}: sandbox {st['tier']}{why}; {len(st['runs'])} arena run(s)")
         for run in st["runs"]:
             state = "lapsed" if run["lapsed"] else f"idle {run['idle_s']:g} s of its {run['lease_s']:g} s lease"
             typer.echo(f"  {run['run']}: {run['games_playing']} game(s) playing, {run['bot_processes']} idle bot "
