@@ -38,7 +38,8 @@ import subprocess
 from functools import lru_cache
 
 from ..errors import UsageError
-from .wrappers import _base_name, _is_operator, _join_inner, _walk, script_of
+from .view import PATH_VARS
+from .wrappers import _base_name, _inner_bases, _is_operator, _is_shell_only, _join_inner, _walk, script_of
 
 class CommandError(UsageError):
     """A bot's command line that cannot run as typed: a sentence naming the word at fault."""
@@ -77,6 +78,16 @@ def _anchor_arg(word: str, base: str) -> str:
     return word
 
 
+def _anchor_part(part: list[str], base: str) -> list[str]:
+    """One command of a shell string anchored; ``cd DIR`` gets its folder made absolute."""
+    if _is_shell_only(part):
+        if part[0] == "cd" and len(part) == 2 and not part[1].startswith("-"):
+            path = os.path.normpath(os.path.join(base, os.path.expanduser(part[1])))
+            return ["cd", path] if os.path.isdir(path) else part
+        return part
+    return anchor(part, base)
+
+
 def anchor(cmd, base: str | None = None) -> list[str]:
     """The words of ``cmd`` with every relative path made absolute against ``base`` (the
     folder it was typed in; the current folder by default): the program when it names a
@@ -89,6 +100,12 @@ def anchor(cmd, base: str | None = None) -> list[str]:
     for i in w.wrappers:
         if "/" in out[i] and not os.path.isabs(out[i]):
             out[i] = os.path.normpath(os.path.join(base, out[i]))
+    for i in range(w.program):  # env PYTHONPATH=lib: the folders a wrapper sets, anchored
+        name, eq, value = out[i].partition("=")
+        if eq and name in PATH_VARS and i not in w.wrappers:
+            out[i] = f"{name}=" + os.pathsep.join(
+                os.path.normpath(os.path.join(base, v)) if v and not os.path.isabs(v)
+                and os.path.exists(os.path.join(base, v)) else v for v in value.split(os.pathsep))
     p = w.program
     if "/" in out[p] and not os.path.isabs(out[p]):
         out[p] = os.path.normpath(os.path.join(base, out[p]))
@@ -96,8 +113,8 @@ def anchor(cmd, base: str | None = None) -> list[str]:
     for i in range(p + 1, len(out)):
         if i == w.shell:
             if w.inner is not None:
-                out[i] = _join_inner([part if _is_operator(part) or not part else anchor(part, base)
-                                      for part in w.inner])
+                out[i] = _join_inner([part if _is_operator(part) or not part else _anchor_part(part, here)
+                                      for part, here in zip(w.inner, _inner_bases(w.inner, base))])
             continue
         if inline is None and out[i - 1] in ("-m", "-c", "-e", "--eval") and _base_name(out[p]) not in ("java",):
             inline = i  # ``-m pkg`` / ``-c CODE``: the words after it are the bot's arguments again
@@ -188,8 +205,18 @@ def locate(words, base: str | None = None, env: dict | None = None, check_script
         out[i] = _locate_program(typed[i], base, path_var, "inner wrapper" if _inner else "wrapper")
     out[w.program] = _locate_program(typed[w.program], base, path_var, "program")
     if w.shell is not None and w.inner is not None:
-        out[w.shell] = _join_inner([part if _is_operator(part) or not part
-                                    else locate(part, base, env, check_script, _inner=True) for part in w.inner])
+        parts = []
+        for part, here in zip(w.inner, _inner_bases(w.inner, base)):
+            if _is_operator(part) or not part:
+                parts.append(part)
+            elif _is_shell_only(part):
+                if part[0] == "cd" and len(part) == 2 and not part[1].startswith("-") and \
+                        not os.path.isdir(os.path.join(here, os.path.expanduser(part[1]))):
+                    raise CommandError(f"the folder {part[1]!r} of 'cd {part[1]}' was not found in {here}")
+                parts.append(_anchor_part(part, here))
+            else:
+                parts.append(locate(part, here, env, check_script, _inner=True))
+        out[w.shell] = _join_inner(parts)
     if check_script:
         script = script_of(typed[w.program:])
         if script is not None and not os.path.exists(script if os.path.isabs(script) else os.path.join(base, script)):

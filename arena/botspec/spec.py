@@ -9,7 +9,8 @@ The same spec is written on the command line, cutechess-style, and in a YAML fil
       - {name: v2, cmd: python v2/bot.py, time_control: {move_ms: 500}, options: {depth: 3}}
 
 Keys of an ``--engine`` spec: ``name``, ``cmd`` (a command line) or ``bot`` (a registered
-bot), ``dir`` (the program's folder, shown to the bot read-only: ``program_dir`` in YAML),
+bot), ``dir`` (the folder the bot starts in, shown to it read-only; its command is read
+from there: ``workdir`` in YAML), ``program_dir`` (a folder shown read-only),
 ``ro`` (one more read-only folder, repeatable: ``read_only``), ``tc`` (``tc=500`` is 500 ms a
 move; ``tc=60+0.5`` a chess clock of 60 s plus 0.5 s a move, as cutechess writes it),
 ``move-ms``, ``game-ms``, ``increment-ms``, ``startup-ms``, and ``option.NAME=VALUE`` (the
@@ -82,31 +83,50 @@ class BotSpec:
         return out
 
     @classmethod
-    def command(cls, cmd, base: str | None = None, name: str | None = None, **kw) -> "BotSpec":
-        """A command-line bot typed in ``base`` (its name: ``name`` or the program's)."""
+    def command(cls, cmd, base: str | None = None, name: str | None = None, workdir: str | None = None,
+                **kw) -> "BotSpec":
+        """A command-line bot typed in ``base`` (its name: ``name`` or the program's). With
+        ``workdir`` (a folder, relative to ``base``) the bot starts in that folder, shown to it
+        read-only, and its command is read from there (``env -C DIR`` in front of it: the
+        command means the same on every machine and in every tier)."""
         base = os.path.abspath(base or os.getcwd())
-        words = tuple(anchor(cmd, base))
         folder = kw.pop("program_dir", None)
         ro = tuple(_folder(p, base, "read_only") for p in kw.pop("read_only", ()) or ())
+        program_dir = _folder(folder, base, "dir") if folder else None
+        if workdir:
+            base = _folder(workdir, base, "workdir")
+            ro += (base,) if base not in ro else ()
+        words = tuple(anchor(cmd, base))
         # a file the author's command names in the folder it was typed in is the bot's
-        # (``python -m policy_bot weights.npz``): that file, read-only, never its folder
+        # (``python -m policy_bot weights.npz``): that file, read-only, never its folder; a
+        # name that leads elsewhere through a link (into another bot's folder) names nothing
         script = script_of(words)
         ro += tuple(w for w in words[1:] if os.path.isabs(w) and os.path.isfile(w) and w != script
-                    and os.path.commonpath([base, w]) == base and w not in ro)
-        return cls(name or default_name(words), None, words, program_dir=_folder(folder, base, "dir") if folder else None,
-                   read_only=ro, base=base, **kw)
+                    and _really_in(w, base) and w not in ro)
+        if workdir:
+            words = ("env", "-C", base, *words)
+        return cls(name or default_name(words), None, words, program_dir=program_dir, read_only=ro, base=base, **kw)
+
+
+def _really_in(path: str, folder: str) -> bool:
+    """Whether ``path``, its links followed, lies in ``folder`` (its links followed too)."""
+    real, home = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([home, real]) == home
 
 
 def _folder(path: str, base: str, key: str) -> str:
     full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
     if not os.path.isdir(full):
         raise CommandError(f"{key}={path}: no such folder ({full})")
+    if not os.access(full, os.R_OK | os.X_OK):
+        raise CommandError(f"{key}={path}: you cannot read the folder {full} yourself, so no bot you run can "
+                           "be shown it (bots see at most what the arena's user may read)")
     return full
 
 
 def _program_path(words) -> str:
     """The path that names a command-line bot: its script's, else its program's."""
-    from .wrappers import _walk, script_of
+    from .wrappers import _commands, _walk, script_of
     words = list(words)
     w = _walk(words)
     script = script_of(words)
@@ -116,7 +136,7 @@ def _program_path(words) -> str:
     if "-m" in rest[:-1]:  # python -m pkg.bot: the module names it
         return rest[rest.index("-m") + 1].replace(".", "/")
     if w.inner:
-        first = next((p for p in w.inner if p and len(p[0].strip(";&|")) > 0), None)
+        first = next(iter(_commands(w.inner)), None)
         if first:
             return _program_path(first)
     return words[w.program]
@@ -208,8 +228,8 @@ def parse_spec(text: str, base: str | None = None) -> dict:
     for word in words:
         key, eq, value = word.partition("=")
         if not eq:
-            raise UsageError(f"--engine {text!r}: {word!r} is not KEY=VALUE (keys: name, cmd, bot, dir, ro, tc, "
-                             "move-ms, game-ms, increment-ms, startup-ms, option.NAME)")
+            raise UsageError(f"--engine {text!r}: {word!r} is not KEY=VALUE (keys: name, cmd, bot, dir, program_dir, ro, "
+                             "tc, move-ms, game-ms, increment-ms, startup-ms, option.NAME)")
         k = key.replace("-", "_")
         if k == "name":
             out["name"] = value
@@ -217,7 +237,9 @@ def parse_spec(text: str, base: str | None = None) -> dict:
             if k in out:
                 raise UsageError(f"--engine {text!r}: {key} is given twice")
             out[k] = value
-        elif k in ("dir", "program_dir"):
+        elif k in ("dir", "workdir"):
+            out["workdir"] = value
+        elif k == "program_dir":
             out["program_dir"] = value
         elif k in ("ro", "read_only"):
             out.setdefault("read_only", []).append(value)
@@ -230,8 +252,8 @@ def parse_spec(text: str, base: str | None = None) -> dict:
         elif key.startswith("option.") and len(key) > len("option."):
             out.setdefault("options", {})[key[len("option."):]] = _value(value)
         else:
-            raise UsageError(f"--engine {text!r}: unknown key {key!r} (keys: name, cmd, bot, dir, ro, tc, move-ms, "
-                             "game-ms, increment-ms, startup-ms, option.NAME)")
+            raise UsageError(f"--engine {text!r}: unknown key {key!r} (keys: name, cmd, bot, dir, program_dir, ro, tc, "
+                             "move-ms, game-ms, increment-ms, startup-ms, option.NAME)")
     if ("cmd" in out) == ("bot" in out):
         raise UsageError(f"--engine {text!r}: give exactly one of cmd=COMMAND or bot=NAME")
     if "cmd" in out:
@@ -265,8 +287,8 @@ def from_mapping(item: dict, base: str | None = None) -> BotSpec:
                        time_control=tc)
     spec = BotSpec.command(item["cmd"], base, item.get("name"), options=dict(item.get("options") or {}),
                            program_dir=item.get("program_dir"), read_only=item.get("read_only") or (),
-                           time_control=tc)
-    locate(item["cmd"], base)
+                           time_control=tc, workdir=item.get("workdir"))
+    locate(item["cmd"], spec.base)
     return spec
 
 

@@ -12,8 +12,10 @@ import sys
 import tempfile
 from functools import lru_cache
 
-from .wrappers import INTERPRETER_RE, _base_name, _is_operator, _walk, script_of
+from .wrappers import INTERPRETER_RE, _base_name, _commands, _is_operator, _walk, script_of
 
+#: programs that run an author's recipe (``make run``), which starts its interpreter by name
+RUNNERS = ("make", "gmake", "just")
 #: where a system's programs live: never shown as the bot's own, never bundled
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
@@ -44,7 +46,7 @@ def program_files(argv: list[str], env: dict | None = None) -> tuple[str | None,
     words = list(argv)
     w = _walk(words)
     if w.shell is not None and w.inner:
-        first = next((p for p in w.inner if p and not _is_operator(p)), None)
+        first = next(iter(_commands(w.inner)), None)
         if first:
             return program_files(first, env)
     words = words[w.program:]
@@ -89,12 +91,16 @@ def editable_paths(prefix: str) -> list[str]:
             for node in tree.body:
                 target = node.target if isinstance(node, ast.AnnAssign) else \
                     (node.targets[0] if isinstance(node, ast.Assign) and node.targets else None)
-                if isinstance(target, ast.Name) and target.id == "MAPPING" and node.value is not None:
+                if isinstance(target, ast.Name) and target.id in ("MAPPING", "NAMESPACES") and node.value is not None:
                     try:
                         mapping = ast.literal_eval(node.value)
                     except ValueError:
                         continue
-                    out += [p for p in mapping.values() if isinstance(p, str)]
+                    for value in mapping.values() if isinstance(mapping, dict) else ():
+                        # MAPPING: a package's folder or a module's file; NAMESPACES: a
+                        # namespace package's folders
+                        out += [value] if isinstance(value, str) else [p for p in value if isinstance(p, str)] \
+                            if isinstance(value, list) else []
         for pth in glob.glob(os.path.join(site, "*.pth")):
             try:
                 lines = open(pth, encoding="utf-8").read().splitlines()
@@ -107,7 +113,7 @@ def editable_paths(prefix: str) -> list[str]:
                 # another environment's site-packages is shown whole (vendored libraries beside
                 # the packages, e.g. numpy.libs); a project's folder only by its packages
                 out += [line] if os.path.basename(line.rstrip("/")) in ("site-packages", "dist-packages") \
-                    else _packages_in(line)
+                    else _packages_in(line, namespaces=True)
     seen: list[str] = []
     for p in out:
         p = os.path.realpath(p)
@@ -116,9 +122,10 @@ def editable_paths(prefix: str) -> list[str]:
     return seen
 
 
-def _packages_in(folder: str) -> list[str]:
+def _packages_in(folder: str, namespaces: bool = False) -> list[str]:
     """The top-level packages (folders with ``__init__.py``), modules and distributions'
-    metadata (``*.dist-info``: their entry points) of a path entry."""
+    metadata (``*.dist-info``: their entry points) of a path entry; with ``namespaces``
+    (an editable install's path entry) its namespace packages too."""
     out = []
     try:
         names = sorted(os.listdir(folder))
@@ -127,9 +134,22 @@ def _packages_in(folder: str) -> list[str]:
     for name in names:
         d = os.path.join(folder, name)
         if os.path.isfile(os.path.join(d, "__init__.py")) or (name.endswith((".py", ".so")) and os.path.isfile(d)) \
-                or (name.endswith((".dist-info", ".egg-info", ".libs")) and os.path.isdir(d)):
+                or (name.endswith((".dist-info", ".egg-info", ".libs")) and os.path.isdir(d)) \
+                or (namespaces and _namespace_package(d)):
             out.append(d)
     return out
+
+
+def _namespace_package(folder: str) -> bool:
+    """A folder Python imports as a namespace package (no ``__init__.py``, PEP 420): a
+    name that is an identifier, holding modules or packages."""
+    if not os.path.basename(folder).isidentifier() or not os.path.isdir(folder):
+        return False
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    return any(n.endswith((".py", ".so")) or os.path.isfile(os.path.join(folder, n, "__init__.py")) for n in names)
 
 
 def _package_dirs(module: str, exe: str | None) -> list[str]:
@@ -187,6 +207,14 @@ def needed_paths(argv: list[str], env: dict | None = None, program_dir: str | No
                 add_prefix(os.path.realpath(interpreter))
                 for p in editable_paths(_prefix_of(os.path.abspath(interpreter))):
                     add(p)
+            if _base_name(exe) in RUNNERS:
+                # ``make run``: its recipe starts the interpreter the PATH names, with its packages
+                python = shutil.which("python3", path=sandbox_path(path_var)[0])
+                if python:
+                    for seen in _link_chain(os.path.abspath(python)):
+                        add_prefix(seen)
+                        for p in editable_paths(_prefix_of(seen)):
+                            add(p)
             if not INTERPRETER_RE.match(_base_name(exe)) and not _is_system(exe):
                 folder = os.path.dirname(os.path.realpath(exe))
                 add(os.path.realpath(exe) if folder in loose else folder)
@@ -205,18 +233,85 @@ def needed_paths(argv: list[str], env: dict | None = None, program_dir: str | No
 
     program(list(argv))
     w = _walk(list(argv))
-    if w.inner:
-        for part in w.inner:
-            if part and not _is_operator(part):
-                program(part)
+    for part in _commands(w.inner):
+        program(part)
+    for part in w.inner or ():
+        if part and part[0] == "cd" and len(part) == 2 and os.path.isabs(part[1]) and os.path.isdir(part[1]):
+            add(part[1])  # the folder a shell string goes to before it starts the bot
     if program_dir:
         add(program_dir)
     for extra in read_only or ():
         add(extra)
-    for entry in (env.get("PYTHONPATH") or "").split(os.pathsep):
-        if entry and os.path.isdir(entry):
+    for entry in (env.get("PYTHONPATH") or "").split(os.pathsep) + env_paths(argv):
+        if entry and os.path.isabs(entry) and os.path.isdir(entry):
             add(entry)
     return paths
+
+
+#: variables that list folders a program imports from: set with ``env NAME=VALUE`` in front
+#: of a bot, their folders are anchored (:func:`arena.botspec.anchor`) and shown
+PATH_VARS = ("PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "CLASSPATH")
+
+
+def env_paths(argv) -> list[str]:
+    """The entries of the :data:`PATH_VARS` that the wrappers of ``argv`` set (``env
+    PYTHONPATH=lib python3 bot.py``), as written."""
+    words = list(argv)
+    out: list[str] = []
+    for word in words[:_walk(words).program]:
+        name, eq, value = word.partition("=")
+        if eq and name in PATH_VARS:
+            out += [v for v in value.split(os.pathsep) if v]
+    return out
+
+
+def path_links(path: str) -> list[tuple[str, str]]:
+    """The symbolic links on the way to ``path`` (each folder of it, and the file), as
+    ``(link, target)`` pairs, links inside their targets too: a sandbox that shows what they
+    point at makes them anew, so that the path as typed leads there."""
+    out: list[tuple[str, str]] = []
+    todo, seen = [os.path.abspath(path)], set()
+    while todo and len(seen) < 40:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        real = "/"
+        for part in [p for p in current.split("/") if p]:
+            nxt = os.path.join(real, part)
+            if os.path.islink(nxt):
+                try:
+                    target = os.readlink(nxt)
+                except OSError:
+                    break
+                if (nxt, target) not in out:
+                    out.append((nxt, target))
+                todo.append(os.path.normpath(os.path.join(real, target)))
+                real = os.path.realpath(nxt)
+            else:
+                real = nxt
+    return out
+
+
+def needed_links(argv: list[str], env: dict | None = None, program_dir: str | None = None,
+                 read_only=()) -> list[tuple[str, str]]:
+    """The symbolic links on the way to every path a bot's command names as typed (its
+    program, its script, its named files), to its folders and to its ``PYTHONPATH``:
+    see :func:`path_links`."""
+    env = env if env is not None else dict(os.environ)
+    words = [w for w in argv if isinstance(w, str)]
+    w = _walk(words)
+    for part in w.inner or ():
+        if part and not _is_operator(part):
+            words += part
+    paths = [p for p in words if os.path.isabs(p)] + [p.split("=", 1)[1] for p in words if "=" in p]
+    paths += [p for p in (program_dir, *(read_only or ())) if p]
+    paths += (env.get("PYTHONPATH") or "").split(os.pathsep) + env_paths(words)
+    out: list[tuple[str, str]] = []
+    for p in paths:
+        if p and os.path.isabs(p) and os.path.lexists(p):
+            out += [pair for pair in path_links(p) if pair not in out]
+    return out
 
 
 def _link_chain(path: str) -> list[str]:

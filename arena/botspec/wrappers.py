@@ -193,6 +193,32 @@ def _is_operator(part: list[str]) -> bool:
     return len(part) == 1 and set(part[0]) <= set(";&|")
 
 
+#: commands a shell runs itself that start no program (``cd mybot && exec python3 bot.py``)
+SHELL_ONLY = {"cd", "export", "unset", "umask", "ulimit", "set", ":", "true"}
+
+
+def _is_shell_only(part: list[str]) -> bool:
+    return bool(part) and part[0] in SHELL_ONLY
+
+
+def _commands(inner) -> list[list[str]]:
+    """The commands of a shell string that start programs (not operators, not ``cd``)."""
+    return [p for p in inner or () if p and not _is_operator(p) and not _is_shell_only(p)]
+
+
+def _inner_bases(inner, base: str) -> list[str]:
+    """The folder each part of a shell string runs in: ``base``, and after ``cd DIR`` that
+    folder (relative to the one before), as far as it exists."""
+    out = []
+    for part in inner or ():
+        out.append(base)
+        if part and part[0] == "cd" and len(part) == 2 and not part[1].startswith("-"):
+            nxt = os.path.normpath(os.path.join(base, os.path.expanduser(part[1])))
+            if os.path.isdir(nxt):
+                base = nxt
+    return out
+
+
 def script_of(argv) -> str | None:
     """The script an interpreter's command line runs (``python3 -u bot.py`` -> ``bot.py``),
     past wrappers; None for a program that is not an interpreter, ``-c``/``-m``/``-e`` code,

@@ -417,7 +417,7 @@ def registered_bots(play: str) -> list[str]:
     return sorted(bots())
 
 
-BOT_KEYS = {"name", "bot", "cmd", "options", "program_dir", "read_only", "time_control"}
+BOT_KEYS = {"name", "bot", "cmd", "options", "program_dir", "read_only", "time_control", "workdir"}
 
 
 def _bots(src, value, play: str) -> list[BotEntry]:
@@ -443,7 +443,7 @@ def _bots(src, value, play: str) -> list[BotEntry]:
             bot = _str(src, path + ("bot",), item["bot"])
             if bot not in known:
                 raise src.error(path + ("bot",), f"unknown bot {bot!r} (registered bots: {', '.join(sorted(known))})")
-            for key in ("program_dir", "read_only"):
+            for key in ("program_dir", "read_only", "workdir"):
                 if key in item:
                     raise src.error(path + (key,), f"{key} goes with a command line ('cmd'); a registered bot "
                                     "runs installed code")
@@ -454,11 +454,12 @@ def _bots(src, value, play: str) -> list[BotEntry]:
                 entry = BotEntry.command(item["cmd"], here, item.get("name"), options=dict(options),
                                          program_dir=_opt_str(src, path + ("program_dir",), item.get("program_dir")),
                                          read_only=_str_list(src, path + ("read_only",), item.get("read_only")),
-                                         time_control=tc)
-                locate(item["cmd"], here)
+                                         time_control=tc,
+                                         workdir=_opt_str(src, path + ("workdir",), item.get("workdir")))
+                locate(item["cmd"], entry.base)  # the command is read where it starts: its workdir
             except CommandError as exc:
                 key = "program_dir" if str(exc).startswith("dir=") else "read_only" \
-                    if str(exc).startswith("read_only=") else "cmd"
+                    if str(exc).startswith("read_only=") else "workdir" if str(exc).startswith("workdir=") else "cmd"
                 raise src.error(path + (key,), str(exc)) from None
             if "name" not in item:
                 unnamed.append(i)
