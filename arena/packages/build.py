@@ -91,8 +91,10 @@ def run_sandboxed(argv: list[str], timeout_s: float, tier: str = "strict", cwd: 
             inside = Path(launch.tmpdir)
             shutil.copytree(cwd, inside, symlinks=True, dirs_exist_ok=True)
             src = str(Path(cwd).resolve())
-            launch.argv = [str(inside) + a[len(src):] if a == src or a.startswith(src + "/") else a
-                           for a in launch.argv]
+            # the step's own words only: the sandbox's (a hidden package folder) stay as they are
+            head, own = launch.argv[:len(launch.argv) - len(argv)], launch.argv[len(launch.argv) - len(argv):]
+            launch.argv = head + [str(inside) + a[len(src):] if a == src or a.startswith(src + "/") else a
+                                  for a in own]
         else:
             launch.cwd = str(cwd)
         if "unprivileged_user" in launch.protections:
