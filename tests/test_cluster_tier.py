@@ -301,3 +301,33 @@ def test_a_public_league_refuses_games_on_a_worker_without_strict_unless_a_fallb
                                           "(not strict: bubblewrap is not installed)")
     assert tier_line(found, {"tier": "strict", "fallback": "basic"}) == (
         "sandbox on the workers: strict on a; basic on b (not strict: bubblewrap is not installed)")
+
+
+def test_a_public_league_on_workers_elsewhere_names_the_fallback_and_keeps_strict_where_it_can(monkeypatch, tmp_path):
+    """``arena serve --dask ... --unsafe-sandbox basic``: strict on the workers that can give
+    it, basic on the others; without --dask the games play here, in basic as asked."""
+    pytest.importorskip("uvicorn")
+    from typer.testing import CliRunner
+
+    import arena.web.app as web_app
+    from arena.cli.app import app
+
+    class Built(Exception):
+        pass
+
+    seen = []
+
+    def create_app(file, settings, **kw):
+        seen.append(settings.game_tier)
+        raise Built
+
+    monkeypatch.setattr(web_app, "create_app", create_app)
+    league = tmp_path / "ladder.db"
+    runner = CliRunner()
+    assert runner.invoke(app, ["league", "new", str(league)]).exit_code == 0
+    common = ["serve", str(league), "--host", "127.0.0.1", "--port", "0", "--unsafe-build-sandbox", "basic"]
+    for extra in (["--dask", "tcp://127.0.0.1:9", "--unsafe-sandbox", "basic"], ["--dask", "tcp://127.0.0.1:9"],
+                  ["--unsafe-sandbox", "basic"]):
+        result = runner.invoke(app, common + extra)
+        assert isinstance(result.exception, Built), result.output
+    assert seen == [{"tier": "strict", "fallback": "basic"}, "strict", "basic"]
