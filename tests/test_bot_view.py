@@ -171,7 +171,7 @@ FORMS = textwrap.dedent('''\
 
     def author(root, probe):
         root = Path(root)
-        for folder in ("mybot", "v2", "shared", "lib", "data"):
+        for folder in ("mybot", "v2", "shared", "lib", "data", "broken"):
             (root / folder).mkdir(parents=True, exist_ok=True)
         (root / "mybot" / "bot.py").write_text(probe)
         (root / "v2" / "bot.py").write_text(probe)
@@ -184,6 +184,7 @@ FORMS = textwrap.dedent('''\
         (root / "data" / "book.txt").write_text("opening")
         (root / "data" / "bot.py").write_text("open('book.txt').read()  # beside it, in its working folder\\n" + probe)
         (root / "data" / "Makefile").write_text("run:\\n\\tpython3 bot.py\\n")
+        (root / "broken" / "bot.py").write_text("raise SystemExit(3)\\n")  # not the bot a dir= names
         (root / "workdir.yaml").write_text("name: wd\\nseats: 2\\nbots:\\n  - random\\n"
                                            "  - {name: reader, cmd: python3 bot.py, workdir: data}\\n"
                                            "games: 2\\nconcurrency: 1\\noutput: results/wd\\n")
@@ -192,20 +193,27 @@ FORMS = textwrap.dedent('''\
                 os.chmod(p, 0o755 if p.is_dir() else 0o644)
 
     def play(root, args):
-        done = subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=root, capture_output=True, text=True,
-                              timeout=300)
-        return [done.returncode, done.stdout[-3000:], done.stderr[-1500:]]
+        where, *args = args
+        done = subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=Path(root) / where, capture_output=True,
+                              text=True, timeout=300)
+        return [done.returncode, done.stdout, done.stderr[-1500:]]
 ''')
 
+#: each command: the folder it is typed in, then the arena's arguments
 COMMANDS = {
-    "shell cd": ["play", "random", "--cmd", "bash -c 'cd mybot && exec python3 bot.py'", "--json", "--move-ms", "5000"],
-    "linked folder": ["play", "random", "--cmd", "python3 current/bot.py", "--json", "--move-ms", "5000"],
-    "linked script": ["play", "random", "--cmd", "python3 linked.py", "--json", "--move-ms", "5000"],
-    "env PYTHONPATH": ["play", "random", "--cmd", "env PYTHONPATH=lib python3 needs_lib.py", "--json",
+    "shell cd": [".", "play", "random", "--cmd", "bash -c 'cd mybot && exec python3 bot.py'", "--json",
+                 "--move-ms", "5000"],
+    "linked folder": [".", "play", "random", "--cmd", "python3 current/bot.py", "--json", "--move-ms", "5000"],
+    "linked script": [".", "play", "random", "--cmd", "python3 linked.py", "--json", "--move-ms", "5000"],
+    "env PYTHONPATH": [".", "play", "random", "--cmd", "env PYTHONPATH=lib python3 needs_lib.py", "--json",
                        "--move-ms", "5000"],
-    "dir=": ["play", "random", "--engine", "name=reader dir=data cmd='python3 bot.py'", "--json", "--move-ms", "5000"],
-    "make run": ["play", "random", "--engine", "name=maker dir=data cmd='make -s run'", "--json", "--move-ms", "5000"],
-    "workdir:": ["run", "workdir.yaml", "--json"],
+    "dir=": [".", "play", "random", "--engine", "name=reader dir=data cmd='python3 bot.py'", "--json",
+             "--move-ms", "5000"],
+    "make run": [".", "play", "random", "--engine", "name=maker dir=data cmd='make -s run'", "--json",
+                 "--move-ms", "5000"],
+    "workdir:": [".", "run", "workdir.yaml", "--json"],
+    "match dir=": ["broken", "match", "random", "--engine", "name=reader dir=../data cmd='python3 bot.py'",
+                   "--games", "2", "-j", "1", "--output", "../results/match-dir", "--json"],
 }
 
 

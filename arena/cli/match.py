@@ -162,10 +162,11 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
             if not str(item["cmd"]).strip():
                 raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
             try:
-                item["cmd"] = shlex.join(anchored(item["cmd"], base))
+                here = str(Path(base) / item["workdir"]) if item.get("workdir") else base  # dir=: read from there
+                item["cmd"] = shlex.join(anchored(item["cmd"], here))
             except CommandError as exc:
                 raise UsageError(f"--cmd {item['cmd']!r}: {exc}") from None
-        for key in ("program_dir",):
+        for key in ("program_dir", "workdir"):
             if item.get(key):
                 item[key] = str((Path(base) / Path(item[key]).expanduser()).resolve())
         if item.get("read_only"):
@@ -310,7 +311,14 @@ def match_cmd(
                                                 help="Append every line sent to and read from the bot processes "
                                                      "to FILE, with its time, game and seat (not with --inprocess)."),
     report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
-                                     help="Print the results block every N games."),
+                                     help="Print the results block every N games (with --output-format "
+                                          "fastchess: every N pairs, as its -ratinginterval)."),
+    output_format: str = typer.Option("arena", "--output-format", metavar="FORMAT",
+                                      help="The live lines: arena (ours), fastchess or cutechess (theirs, line "
+                                           "for line, for scripts that parse those programs' output; -o stays "
+                                           "the output folder)."),
+    wait: int = typer.Option(0, "--wait", min=0, metavar="MS",
+                             help="Each worker waits MS milliseconds between its games (cutechess-cli's -wait)."),
     live: bool = typer.Option(True, "--live/--quiet", help="Print a line per finished game and the results block."),
     progress: bool = typer.Option(False, "--progress/--no-progress", help="Show a progress bar as well."),
     as_json: bool = typer.Option(False, "--json", help="Print only the final summary and standings, as JSON."),
@@ -360,7 +368,17 @@ def match_cmd(
     precheck(cfg, allow_changes)
     check_bots(cfg, check)
     run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json,
-              allow_changes=allow_changes, **files)
+              allow_changes=allow_changes, output_format=check_output_format(output_format), wait_ms=wait, **files)
+
+
+def check_output_format(text: str) -> str:
+    """``--output-format``: ``arena``, ``fastchess`` or ``cutechess``, or a sentence."""
+    from ..tournament.output_formats import FORMATS
+
+    value = text.strip().lower()
+    if value not in FORMATS:
+        raise UsageError(f"--output-format {text!r}: the formats are {', '.join(FORMATS)}")
+    return value
 
 
 def output_files(cfg, games_out: Optional[Path], log_protocol: Optional[Path]) -> dict:
@@ -493,20 +511,78 @@ class Output:
 
 def run_match(cfg, live: bool = True, report_every: int = 10, progress: bool = False, as_json: bool = False,
               allow_changes: bool = False, games_out: Optional[Path] = None,
-              protocol_log: Optional[Path] = None) -> dict:
-    """Run the match ``cfg`` through the tournament runner, printing live results; returns the summary."""
+              protocol_log: Optional[Path] = None, output_format: str = "arena", wait_ms: int = 0) -> dict:
+    """Run the match ``cfg`` through the tournament runner, printing live results in
+    ``output_format`` (``arena``, ``fastchess``, ``cutechess``); returns the summary."""
     from ..tournament.runner import StopSignals
 
     signals = StopSignals().install()
     try:
+        if output_format != "arena" and not as_json:
+            return _run_foreign(cfg, signals, output_format, live, report_every, progress, allow_changes,
+                                games_out, protocol_log, wait_ms)
         return _run_match(cfg, signals, live, report_every, progress, as_json, allow_changes, games_out,
-                          protocol_log)
+                          protocol_log, wait_ms)
     finally:
         signals.restore()
 
 
+def _run_foreign(cfg, signals, fmt: str, live: bool, report_every: int, progress: bool, allow_changes: bool,
+                 games_out: Optional[Path], protocol_log: Optional[Path], wait_ms: int) -> dict:
+    """A match whose standard output is fastchess's or cutechess-cli's lines, and nothing
+    else (ours -- the summary, the standings, the sprt's start -- go to stderr)."""
+    from ..tournament.gamelines import game_faults
+    from ..tournament.output_formats import EngineOutput
+    from ..tournament.runner import Interrupted, run_tournament
+    from ..tournament.standings import render_text
+    from .tournament import finish_run, stored_report
+
+    stored = precheck(cfg, allow_changes)
+    tally = Tally(cfg, stored)
+    lines = EngineOutput(cfg, fmt, stored)
+    line_buffered()
+    out = Output(signals)
+    state = {"printed": False}
+
+    def say(texts: list[str]) -> None:
+        if live:
+            for text in texts:
+                out.say(text)
+
+    if stored:
+        typer.echo(f"continuing {cfg.name}: {len(stored)} games already stored in {cfg.output}", err=True)
+
+    def on_game(task, outcome) -> None:
+        game = tally.add(task, outcome)
+        say(lines.finished(task, {**game, "faults": game_faults(task.bots, outcome)}))
+        state["printed"] = lines.due(report_every)
+        if state["printed"]:
+            say(lines.interval())
+
+    try:
+        summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes,
+                                 games_out=games_out, protocol_log=protocol_log, signals=signals,
+                                 on_start=lambda task: say(lines.started(task)), wait_ms=wait_ms)
+    except Interrupted as exc:
+        if signals.output_closed and not signals.received:
+            raise typer.Exit(exc.exit_code) from None
+        out.results((lines.interval() if live else []) + render_text(stored_report(cfg)).rstrip("\n").split("\n"))
+        raise
+    rep = finish_run(cfg, summary)
+    decision = (summary.get("sprt") or {}).get("decision")
+    if not state["printed"] or decision:
+        say(lines.interval())
+    say(lines.final(decision))
+    typer.echo(f"{summary['played']} games played in {summary['elapsed_s']:.1f} s "
+               f"({summary['stored']} of {summary['scheduled']} stored in {summary['output']})"
+               + (f"; {summary['failed']} games not played, run again to retry" if summary["failed"] else ""),
+               err=True)
+    typer.echo(render_text(rep), err=True)
+    return summary
+
+
 def _run_match(cfg, signals, live: bool, report_every: int, progress: bool, as_json: bool, allow_changes: bool,
-               games_out: Optional[Path], protocol_log: Optional[Path]) -> dict:
+               games_out: Optional[Path], protocol_log: Optional[Path], wait_ms: int = 0) -> dict:
     import json
 
     from ..tournament.runner import Interrupted, run_tournament
@@ -541,7 +617,7 @@ def _run_match(cfg, signals, live: bool, report_every: int, progress: bool, as_j
 
     try:
         summary = run_tournament(cfg, progress=progress, on_game=on_game, allow_changes=allow_changes,
-                                 games_out=games_out, protocol_log=protocol_log, signals=signals)
+                                 games_out=games_out, protocol_log=protocol_log, signals=signals, wait_ms=wait_ms)
     except Interrupted as exc:
         if signals.output_closed and not signals.received:
             raise typer.Exit(exc.exit_code) from None  # the reader left (| head): nothing to say
