@@ -224,3 +224,18 @@ def test_arena_serve_live_delay_holds_its_strangers_behind(tmp_path):
     out = subprocess.run([sys.executable, "-m", "arena.cli", "serve", str(league), "--live-delay", "-1"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "Traceback" not in out.stderr and "--live-delay" in out.stderr
+
+
+@pytest.mark.slow
+def test_chromium_draws_the_spectators_viewer_of_a_game_in_play(tmp_path):
+    from test_web_site import chromium_dom
+
+    game = _play(40)
+    league, app = _app(tmp_path)
+    _write_live(league, game)
+    page = tmp_path / "live.html"  # the page holds its own policy, data and script
+    page.write_bytes(asgi_get(app, "/live/0/0/replay")[1])
+    dom = chromium_dom(page.as_uri() + "#step=40")
+    assert re.search(r'id="result">in play; 40 actions so far<', dom), dom[-2000:]
+    assert "score ?" in dom, "a hidden score is drawn as unknown"
+    assert "completed " in dom and str(SEED) not in dom
