@@ -7,7 +7,7 @@ authors' tokens and submissions, kept in tables of their own in the league's SQL
 player that keeps league games going (:mod:`.player`), the pages (:mod:`.pages`,
 :mod:`.site_pages`, :mod:`.chart`, from the data of :mod:`.views` and :mod:`.history`), an
 author's own page (:mod:`.author`), games followed while they play (:mod:`.live`,
-:mod:`.follow`), what keeps them whole (:mod:`.security`) and the Starlette app (:mod:`.app`,
+:mod:`.follow`; what a stranger sees of them, :mod:`.spectator`), what keeps them whole (:mod:`.security`) and the Starlette app (:mod:`.app`,
 :mod:`.api`); what keeps
 it up in operation: the ratings refitted in the background (:mod:`.ratings`), a short-lived
 cache of public answers (:mod:`.cache`) and the ending of what a killed server left
@@ -17,6 +17,6 @@ cache of public answers (:mod:`.cache`) and the ending of what a killed server l
 May import: :mod:`arena.league`, :mod:`arena.process`, :mod:`arena.replay`,
 :mod:`arena.tournament`, :mod:`arena.errors` and ``engine``. Starlette and uvicorn are
 imported only by :mod:`.app` and the modules only it imports (:mod:`.api`, :mod:`.withdrawal`,
-:mod:`.author`, :mod:`.follow`)
+:mod:`.author`, :mod:`.follow`, :mod:`.security`)
 (the ``web`` extra), so the rest works without them.
 """
