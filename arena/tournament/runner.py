@@ -222,6 +222,39 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
             "max_games_per_process": cfg.max_games_per_process}
 
 
+class WaitBetweenGames:
+    """A worker's game function that waits ``wait_ms`` before each game but its first
+    (cutechess-cli's and fastchess's ``-wait``: bots get time to quit and the machine to
+    settle), then plays it with ``game_fn`` (by default the referee, or the in-process
+    policies for ``play: inprocess``). Picklable: it travels to the worker."""
+
+    uses_pool = True  # the referee's games take the worker's pool of bot processes
+
+    def __init__(self, wait_ms: int, game_fn: Callable | None, play: str):
+        self.wait_ms, self.game_fn, self.play = int(wait_ms), game_fn, play
+
+    def __call__(self, request: dict, pool=None) -> dict:
+        global _PLAYED_IN_WORKER
+        if _PLAYED_IN_WORKER:
+            time.sleep(self.wait_ms / 1000.0)
+        _PLAYED_IN_WORKER = True
+        fn = self.game_fn
+        if fn is None and self.play == "inprocess":
+            from .inprocess import play_inprocess
+
+            return play_inprocess(request)
+        if fn is None:
+            from ..referee import play_game
+
+            return play_game(request, pool)
+        from .executors import uses_pool
+
+        return fn(request, pool) if uses_pool(fn) else fn(request)
+
+
+_PLAYED_IN_WORKER = False  # set in a worker process once it played a game
+
+
 def _die_with_parent() -> None:
     """Worker initializer: Ctrl-C is the coordinator's business; on Linux the worker is killed
     when the coordinator dies (kill -9)."""
@@ -279,7 +312,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                    progress: bool = True, echo: Callable[[str], None] | None = None,
                    on_game: Callable[[GameTask, dict], None] | None = None, allow_changes: bool = False,
                    games_out: Path | None = None, protocol_log: Path | None = None,
-                   signals: StopSignals | None = None) -> dict:
+                   signals: StopSignals | None = None, on_start: Callable[[GameTask], None] | None = None,
+                   wait_ms: int = 0) -> dict:
     """Play (or continue) the tournament ``cfg``; returns a summary of this run.
 
     ``game_fn`` replaces the game function (default: :func:`arena.referee.play_game`, or
@@ -294,7 +328,9 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     with the database when the run starts and when it stops, however it stops
     (:func:`arena.tournament.gamelines.catch_up`). ``signals``: the caller's installed
     :class:`StopSignals` (it prints after the run and wants a second Ctrl-C recorded, not
-    raised); by default the run installs its own.
+    raised); by default the run installs its own. ``on_start(task)`` is called as each game
+    is handed to a worker (``Started game N of M``); ``wait_ms``: each worker waits that
+    long between its games (cutechess-cli's ``-wait``).
     """
     from tqdm import tqdm
 
@@ -340,11 +376,15 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                                  initializer=_die_with_parent)
     state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
 
+    played_fn = game_fn if not wait_ms else WaitBetweenGames(wait_ms, game_fn, cfg.play)
+
     def payload(task: GameTask) -> dict:
         request = build_request(cfg, task, output)
         if protocol_log is not None:
             request["protocol_log"] = {"path": str(protocol_log), "game": task.key}
-        return {"key": task.key, "request": request, "play": cfg.play, "game_fn": game_fn}
+        if on_start is not None:
+            on_start(task)
+        return {"key": task.key, "request": request, "play": cfg.play, "game_fn": played_fn}
 
     def on_death(keys: list[str], detail: str) -> None:
         summary["worker_deaths"] += 1
