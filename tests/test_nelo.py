@@ -34,7 +34,8 @@ def test_nelo_stands_beside_elo_in_the_match_report_and_the_standings(tmp_path):
 
     out = tmp_path / "m"
     path = tmp_path / "t.yaml"
-    path.write_text(f"name: t\nbots: [{{name: one, bot: random}}, {{name: two, bot: random}}]\ngames: 60\n"
+    # two different bots: two copies of one bot, seeded by seat, mirror each other in a pair (every pair 1/2)
+    path.write_text(f"name: t\nbots: [{{name: one, bot: learned}}, {{name: two, bot: planner-fast}}]\ngames: 60\n"
                     f"executor: inprocess\nconcurrency: 1\nreplays: false\noutput: {out}\n")
     r = CliRunner().invoke(app, ["run", str(path), "--no-progress"])
     assert r.exit_code == 0, r.output
