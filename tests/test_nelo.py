@@ -92,3 +92,5 @@ def test_a_match_without_seat_swaps_prints_the_nelo_of_games(tmp_path):
     expected = nelo(scores, single=True)
     line = next(x for x in Tally(load_config(path), games).report_lines() if x.startswith("  Elo "))
     assert f", nElo {expected['nelo']:+.1f} +/- {expected['nelo_error']:.1f} over 60 games" in line, line
+    ldw = [scores.count(0.0), scores.count(0.5), scores.count(1.0)]
+    assert line.endswith(f"trinomial {ldw}"), line   # losses, draws, wins: fishtest's [L, D, W]

@@ -143,19 +143,21 @@ class Tally:
                 pts = 100.0 * p["points"] / p["games"]
                 lines.append(f"Results of {p['bot']} vs {p['opponent']}: games {p['games']}, "
                              f"W {p['wins']} D {p['draws']} L {p['losses']}, points {p['points']:g} ({pts:.1f} %)")
+                # a pair's score is one of five, a single game's one of three (L, D, W)
+                c = p["pentanomial"]
+                law = f"pentanomial {c}" if unit == "pairs" else f"trinomial {[c[0], c[2], c[4]]}"
                 if "elo" in p and 0 < p["elo_error"] < math.inf:
                     normalized = (f", nElo {p['nelo']:+.1f} +/- {p['nelo_error']:.1f}" if "nelo" in p else "")
                     lines.append(f"  Elo {p['elo']:+.1f} +/- {p['elo_error']:.1f}{normalized} over {p['pairs']} {unit}, "
-                                 f"pentanomial {p['pentanomial']}")
+                                 f"{law}")
                 elif p["pairs"]:
-                    lines.append(f"  every {unit[:-1]} scored alike so far ({p['pairs']} {unit}), "
-                                 f"{'pentanomial' if unit == 'pairs' else 'trinomial'} {p['pentanomial']}")
+                    lines.append(f"  every {unit[:-1]} scored alike so far ({p['pairs']} {unit}), {law}")
                 if "sprt" in p:
                     s = p["sprt"]
                     verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "running"}[s["decision"]]
-                    unit = " nElo" if s["model"] == "normalized" else ""
+                    scale = " nElo" if s["model"] == "normalized" else ""
                     lines.append(f"  LLR {s['llr']:+.2f} ({s['lower']:.2f}, {s['upper']:.2f}) "
-                                 f"[{s['elo0']:g}, {s['elo1']:g}]{unit} {verdict}")
+                                 f"[{s['elo0']:g}, {s['elo1']:g}]{scale} {verdict}")
                     if s.get("pace"):
                         lines.append(s["pace"])
             return lines
