@@ -91,11 +91,24 @@ class PassBot(Bot):
         return {"type": "pass"}
 
 
+class PassPolicy:
+    """``pass`` in-process: the same moves as :class:`PassBot` (pass; the empty finishing
+    touches; any other decision its first option)."""
+
+    name = "pass"
+
+    def choose(self, game, rng):
+        from engine.actions import Pass
+
+        options = game.legal_actions()
+        return next((a for a in options if type(a) is Pass), options[0])
+
+
 @hookimpl
 def arena_register_bots(register) -> None:
-    """Register the trivial ``pass`` bot (no in-process policy)."""
+    """Register the trivial ``pass`` bot, with its in-process policy."""
     register(name="pass", command=process_command("pass"),
-             description="always passes and places nothing; for tests and benchmarks")
+             description="always passes and places nothing; for tests and benchmarks", policy=PassPolicy)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -344,6 +344,8 @@ def match_cmd(
         (sprt_texts if re.match(r"^(elo0|elo1|alpha|beta|model)=", b) else names).append(b)
     if sprt_texts and not sprt:
         raise UsageError(f"{sprt_texts[0]!r} is an sprt setting: give it after --sprt")
+    for b in names:
+        suggest_cmd(b)
     tc = {"move_ms": move_ms, "game_ms": game_ms, "increment_ms": increment_ms, "startup_ms": startup_ms}
     value_options = {o for p in ctx.command.params
                      if getattr(p, "param_type_name", "") == "option" and not getattr(p, "is_flag", False)
@@ -369,6 +371,26 @@ def match_cmd(
     check_bots(cfg, check)
     run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json,
               allow_changes=allow_changes, output_format=check_output_format(output_format), wait_ms=wait, **files)
+
+
+#: how a program of each kind is run, for the sentence that suggests --cmd
+_RUNNERS = {".py": "python3 ", ".js": "node ", ".mjs": "node ", ".rb": "ruby ", ".jar": "java -jar ", ".lua": "lua "}
+
+
+def suggest_cmd(word: str) -> None:
+    """A bot name that is not registered but looks like a program (a path, or a file's
+    name) is refused with the ``--cmd`` to give instead."""
+    from ..plugins import bots
+
+    if word in bots():
+        return
+    path = Path(word).expanduser()
+    if "/" not in word and path.suffix.lower() not in _RUNNERS and not path.is_file():
+        return
+    runner = _RUNNERS.get(path.suffix.lower(), "" if "/" in word else "./")
+    raise UsageError(f"{word!r} is not a registered bot (see `arena bots`) but a program: give it as "
+                     f"--cmd \"{runner}{word}\" (each --cmd bot is named after its file: {path.stem}, or v2/bot "
+                     f"when two files share a name)")
 
 
 def check_output_format(text: str) -> str:

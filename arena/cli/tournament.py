@@ -92,29 +92,49 @@ def run_cmd(
     log_protocol: Optional[Path] = typer.Option(None, "--log-protocol", metavar="FILE",
                                                 help="Append every line to and from the bot processes to FILE, "
                                                      "timed (as `arena match --log-protocol`)."),
+    output_format: str = typer.Option("arena", "--output-format", metavar="FORMAT",
+                                      help="arena (a progress bar, then the standings), fastchess or cutechess "
+                                           "(those programs' live lines, as `arena match --output-format`)."),
+    report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
+                                     help="With --output-format fastchess or cutechess: their results block "
+                                          "every N games (fastchess: pairs)."),
+    wait: int = typer.Option(0, "--wait", min=0, metavar="MS",
+                             help="Each worker waits MS milliseconds between its games (cutechess-cli's -wait)."),
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed).
 
     Exits non-zero when a game could not be played (it is not stored; running again retries it)."""
     from ..tournament.config import load_config
     from ..tournament.runner import Interrupted, run_tournament
+    from ..tournament.schedule import total_games
     from ..tournament.standings import render_text
 
     cfg = load_config(file).with_overrides(output=output, concurrency=concurrency, dask=dask,
                                            play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
-    from .match import check_bots, line_buffered, output_files, precheck
+    from .match import check_bots, check_output_format, line_buffered, output_files, precheck, run_match
 
+    fmt = check_output_format(output_format)
+    if fmt != "arena" and as_json:
+        raise UsageError("give --json or --output-format, not both")
     files = output_files(cfg, games_out, log_protocol)
-    precheck(cfg, allow_changes)
+    stored = precheck(cfg, allow_changes)
+    if stored:  # a folder's games are not played again: say so before anything runs
+        typer.echo(f"continuing {cfg.name}: {len(stored)} of {total_games(cfg)} games already stored in "
+                   f"{cfg.output}", err=True)
     if cfg.format == "sprt" and not as_json:
         o = cfg.format_options
         typer.echo(f"SPRT: candidate {o['candidate']} vs baseline {o['baseline']}", err=True)
     check_bots(cfg, check)
+    if fmt != "arena":
+        summary = run_match(cfg, report_every=report_every, progress=progress, allow_changes=allow_changes,
+                            output_format=fmt, wait_ms=wait, **files)
+        _fail_unplayed(summary)
+        return
     line_buffered()
     try:
-        summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes, **files)
+        summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes, wait_ms=wait, **files)
     except Interrupted as exc:  # Ctrl-C (exit 130) or SIGTERM (143): the standings so far first
         import json
 
@@ -135,8 +155,12 @@ def run_cmd(
                    + (f"; {summary['failed']} games not played, run again to retry" if summary["failed"] else ""))
         typer.echo(render_text(rep))
         typer.echo(f"games and replays: {summary['index']}")
+    _fail_unplayed(summary)
+
+
+def _fail_unplayed(summary: dict) -> None:
+    """A run that could not play its schedule fails (the standings printed lack those games)."""
     if summary["failed"]:
-        # The standings above lack those games: a run that could not play its schedule fails.
         raise ArenaError(f"{summary['failed']} of {summary['scheduled']} games could not be played and are not "
                          f"stored (the reasons are in {Path(summary['output']) / 'tournament.log'}); run the same "
                          f"command again to retry them")
@@ -150,6 +174,8 @@ def standings_cmd(
     h2h: bool = typer.Option(False, "--head-to-head", help="With --csv: the head-to-head matrix, one row per pair."),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", min=0,
                                             help="Bootstrap resamples over groups for the intervals (default: 200 at 2 seats, 100 at 3-4; 0: inverse Hessian)."),
+    anchor: Optional[str] = typer.Option(None, "--anchor", metavar="BOT",
+                                         help="The bot rated 0 (default: the tournament's anchor)."),
 ) -> None:
     """Print the standings, ratings and sprt of a tournament from its database (also while it runs)."""
     from ..tournament.standings import render_csv, render_text, report
@@ -159,7 +185,7 @@ def standings_cmd(
         raise UsageError("give --json or --csv, not both")
     store = Store.open(output, create=False)
     try:
-        rep = report(store, bootstrap=bootstrap)
+        rep = report(store, bootstrap=bootstrap, anchor=anchor)
     finally:
         store.close()
     if as_json:

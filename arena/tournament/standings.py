@@ -143,11 +143,19 @@ def leader_line(rows: list[dict]) -> str:
     return f"leader {top['bot']} {top['points_per_game']:.2f} ppg over {top['games']} games"
 
 
-def report(store: Store, bootstrap: int | None = None) -> dict:
-    """Everything ``arena standings`` prints, as plain data."""
+def report(store: Store, bootstrap: int | None = None, anchor: str | None = None) -> dict:
+    """Everything ``arena standings`` prints, as plain data; ``anchor``: the bot rated 0
+    instead of the tournament's (:class:`~arena.errors.UsageError` if no game has it)."""
     info = json.loads(store.meta("config") or "{}")
     games = store.games()
     rows = table(games, store.fault_counts())
+    if anchor is not None:
+        if anchor not in {r["bot"] for r in rows}:
+            from ..errors import UsageError
+
+            raise UsageError(f"--anchor {anchor!r}: no stored game has that bot (the bots: "
+                             f"{', '.join(r['bot'] for r in rows) or 'none yet'})")
+        info["anchor"] = anchor
     out = {"tournament": info.get("name"), "rules": info.get("rules"), "seats": info.get("seats"),
            "format": info.get("format"), "games_stored": len(games), "games_scheduled": info.get("scheduled"),
            "standings": rows, "head_to_head": head_to_head(games), "ratings": None, "sprt": None,
