@@ -160,3 +160,57 @@ def test_a_bots_path_has_the_interpreters_its_shims_run(tmp_path):
     assert str(shims) not in path.split(":")
     assert path.split(":")[0] == os.path.dirname(sys.executable) and path.endswith("/usr/bin:/bin")
     assert shown  # the interpreter's installation, to be shown to the bot
+
+
+# ---------------------------------------------------------------- what a bot is shown
+def test_a_shells_cd_anchors_its_folder_and_the_words_after_it(folder):
+    words = locate(["bash", "-c", "cd v1 && exec python3 bot.py"], str(folder))
+    inner = words[-1]
+    assert inner.startswith(f"cd {folder / 'v1'} && exec ") and inner.endswith(f" {folder / 'v1' / 'bot.py'}")
+    assert str(folder / "v1") in needed_paths(words)
+    with pytest.raises(CommandError, match="'cd nowhere' was not found"):
+        locate(["bash", "-c", "cd nowhere && exec python3 bot.py"], str(folder))
+
+
+def test_the_folders_env_sets_in_pythonpath_are_anchored_and_shown(folder):
+    (folder / "lib").mkdir()
+    words = anchor("env PYTHONPATH=lib:/nowhere python3 bot.py", str(folder))
+    assert words[1] == f"PYTHONPATH={folder / 'lib'}:/nowhere"
+    assert str(folder / "lib") in needed_paths(words)
+
+
+def test_the_links_on_the_way_to_a_path_are_listed(folder):
+    from arena.botspec.view import path_links
+
+    (folder / "current").symlink_to("v1")
+    (folder / "linked.py").symlink_to(folder / "v1" / "bot.py")
+    assert path_links(str(folder / "current" / "bot.py")) == [(str(folder / "current"), "v1")]
+    assert path_links(str(folder / "linked.py")) == [(str(folder / "linked.py"), str(folder / "v1" / "bot.py"))]
+
+
+def test_an_output_folder_is_known_by_its_marker_or_its_files(tmp_path):
+    from arena.botspec.outputs import _search, mark_output
+
+    for folder in ("bot", "bot/.git", "bot/runs/new", "bot/runs/old", "bot/leagues", "bot/data"):
+        (tmp_path / folder).mkdir(parents=True)
+    mark_output(tmp_path / "bot" / "runs" / "new")
+    (tmp_path / "bot" / "runs" / "old" / "games.jsonl").write_text("{}")
+    (tmp_path / "bot" / "leagues" / "ladder.db").write_text("")
+    mark_output(tmp_path / "bot" / "leagues", "ladder.db")
+    (tmp_path / "bot" / "leagues" / "ladder.db.bots").mkdir()
+    (tmp_path / "bot" / "leagues" / "notes.txt").write_text("the operator's")
+    (tmp_path / "bot" / "data" / "book.txt").write_text("the bot's own")
+    found = {os.path.relpath(p, tmp_path / "bot") for p in _search(str(tmp_path / "bot"))}
+    assert {".git", "runs/new", "runs/old", "leagues/ladder.db", "leagues/ladder.db.bots",
+            "leagues/.arena-output"} <= found
+    assert not {"data", "data/book.txt", "leagues", "leagues/notes.txt", "."} & found
+
+
+def test_a_namespace_package_of_an_editable_path_entry_is_shown(tmp_path):
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    package = tmp_path / "my-variant" / "src" / "my_variant"
+    package.mkdir(parents=True)
+    (package / "rules.py").write_text("")
+    (site / "__editable__.my_variant-0.1.pth").write_text(f"{package.parent}\n")
+    assert str(package) in editable_paths(str(tmp_path / "venv"))
