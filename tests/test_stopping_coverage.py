@@ -9,7 +9,6 @@ with the figures quoted in ``docs/experiments.md``, is ``python -m arena.bench.s
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ import pytest
 from arena.experiment import load_experiment
 from arena.experiment.config import ConfigError
 from arena.experiment.sequential import FIGURES, StopRule, bounds, group_values, interval, verdict
-from engine import RuleSpec, compile_rules
+from engine import Game, RuleSpec, compile_rules
 from engine.stats import betting_interval, betting_log_capital
 from test_experiment_search import register_tilt
 from variant_helpers import playout
@@ -62,8 +61,6 @@ def test_played_games_stay_within_the_bounds(variants, players, params):
     spec = RuleSpec.make(list(variants), params)
     limits = {f: bounds(until(f, width=1.0), spec, players) for f in FIGURES}
     for seed in range(4):
-        from engine import Game
-
         game = playout(Game.new(spec, players, seed), seed=seed, greedy_share=0.3 + 0.2 * seed)
         result = game.result()
         rules = game.rules
