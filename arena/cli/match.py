@@ -96,6 +96,50 @@ def parse_sprt(texts: list[str]) -> dict:
     return out
 
 
+EACH_KEYS = ("tc", "move-ms", "game-ms", "increment-ms", "startup-ms", "dir", "option.NAME")
+
+
+def parse_each(texts: list[str]) -> dict:
+    """``--each KEY=VALUE`` (cutechess-cli's ``-each``): what every bot gets -- its time
+    control (``tc=``, ``move-ms=`` ...), options (``option.NAME=``) and, for command-line
+    bots, the folder its command is read from (``dir=``) -- in the words of ``--engine``."""
+    from ..botspec import parse_spec
+
+    out: dict = {}
+    for text in texts:
+        for word in shlex.split(text):
+            key = word.partition("=")[0]
+            if key in ("name", "cmd", "bot") or key.startswith(("ro", "read", "program")):
+                raise UsageError(f"--each {word!r}: {key} belongs to one bot (give it in its --engine); "
+                                 f"--each takes {', '.join(EACH_KEYS)}")
+            if not (key.replace("_", "-") in EACH_KEYS or key in ("workdir", "grace-ms", "grace_ms")
+                    or key.startswith("option.")):
+                raise UsageError(f"--each {word!r}: unknown key {key!r} (keys: {', '.join(EACH_KEYS)})")
+            spec = f"{shlex.quote(word)} bot=each"
+            try:
+                item = parse_spec(spec)
+            except UsageError as exc:
+                raise UsageError(str(exc).replace(f"--engine {spec!r}", f"--each {word!r}")) from None
+            item.pop("bot")
+            for k, v in item.items():
+                out[k] = {**out[k], **v} if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def with_each(item: dict, each: dict) -> dict:
+    """A bot's entry with ``--each`` under it: its own options and time control win, key
+    by key; ``dir`` is for command-line bots (a registered bot is run the same everywhere)."""
+    out = dict(item)
+    for key, value in each.items():
+        if key == "workdir" and "cmd" not in out:
+            continue
+        if isinstance(value, dict):
+            out[key] = {**value, **(out.get(key) or {})}
+        else:
+            out.setdefault(key, value)
+    return out
+
+
 class _KeepsTypedOrder(TyperCommand):
     """The match command, keeping its raw arguments: bot names and ``--cmd`` bots are played
     in the order they were typed (the first is the SPRT's candidate), which the parsed
@@ -141,23 +185,25 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
                    concurrency: Optional[int], inprocess: bool, output: Optional[Path], name: Optional[str],
                    replays: bool, deals: Optional[Path], anchor: Optional[str] = None, gauntlet: bool = False,
                    knockout: Optional[int] = None, swap: bool = True, deals_order: str = "sequential",
-                   deals_start: int = 1) -> dict:
+                   deals_start: int = 1, each: Optional[dict] = None, seeds: Optional[int] = None) -> dict:
     """The tournament document (what a YAML file would hold) of a match's options.
 
     ``bots`` may mix registered names, ``{"cmd": ...}`` and ``{"engine": SPEC}`` entries in
     the order typed (:func:`typed_order`); ``cmds`` are appended after them. Commands are
     anchored to the current folder (:func:`arena.botspec.anchor`), so the document means the
-    same from any folder (``--write-yaml``)."""
+    same from any folder (``--write-yaml``). ``each`` (:func:`parse_each`) is given to every
+    bot, under what the bot says itself; ``seeds``: the gauntlet's heroes are the first N."""
     from ..botspec import CommandError, distinct_names, parse_spec
     from ..botspec import anchor as anchored
 
     base = str(Path.cwd())
     entries: list = []
     for e in list(bots) + [{"cmd": c} for c in cmds]:
-        if isinstance(e, str):
+        if isinstance(e, str) and not each:
             entries.append(e)
             continue
-        item = parse_spec(e["engine"]) if "engine" in e else {"cmd": e["cmd"]}
+        item = {"bot": e} if isinstance(e, str) else parse_spec(e["engine"]) if "engine" in e else {"cmd": e["cmd"]}
+        item = with_each(item, each or {})
         if "cmd" in item:
             if not str(item["cmd"]).strip():
                 raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
@@ -187,8 +233,15 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
     doc["bots"] = entries
     if sum([sprt is not None, gauntlet, knockout is not None]) > 1:
         raise UsageError("give one of --sprt, --gauntlet and --knockout")
+    if seeds is not None and not gauntlet:
+        raise UsageError("--seeds N makes the first N bots a gauntlet's heroes: give --gauntlet too")
+    if seeds is not None and seeds >= len(labels):
+        raise UsageError(f"--seeds {seeds}: a gauntlet needs a field besides its heroes, and there are "
+                         f"{len(labels)} bots")
     if sprt is not None:
         doc["format"] = {"type": "sprt", **sprt}
+    elif gauntlet and seeds:
+        doc["format"] = {"type": "gauntlet", "seeds": seeds}  # the first N bots typed, each against the rest
     elif gauntlet:
         doc["format"] = {"type": "gauntlet", "hero": labels[0]}  # the first bot typed against each other
     elif knockout is not None:
@@ -238,6 +291,13 @@ def match_cmd(
                                   help="A bot given as a command line, e.g. \"python3 my_bot.py\" (repeatable; "
                                        "named after its file, or the shortest path that tells two apart: v2/bot)."),
     engine: List[str] = typer.Option([], "--engine", metavar="SPEC", help=ENGINE_HELP),
+    each: List[str] = typer.Option([], "--each", metavar="KEY=VALUE",
+                                   help="Given to every bot, as cutechess-cli's -each: tc=, move-ms= ..., "
+                                        "option.NAME=VALUE, dir= (command-line bots); a bot's own value wins "
+                                        "(repeatable)."),
+    seeds: Optional[int] = typer.Option(None, "--seeds", min=1, metavar="N",
+                                        help="With --gauntlet: the first N bots typed are its heroes, each "
+                                             "playing every other bot (not each other), as cutechess-cli's -seeds."),
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1, metavar="N",
                                         help="Games in all, rounded up to whole seat-rotated groups "
                                              "(default 100; with --sprt the most games, default 20000)."),
@@ -356,7 +416,7 @@ def match_cmd(
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
                          replays=replays, deals=deals, anchor=anchor, gauntlet=gauntlet,
                          knockout=tie_pairs if knockout else None, swap=not noswap, deals_order=deals_order,
-                         deals_start=deals_start)
+                         deals_start=deals_start, each=parse_each(each), seeds=seeds)
     if dask:
         doc["executor"] = {"type": "dask", "address": dask, **({"play": "inprocess"} if inprocess else {})}
     cfg = validate(_source(doc))

@@ -53,7 +53,7 @@ TOP_KEYS = {
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
 TIME_MODES = ("clock", "bank")
-FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero"}, "swiss": set(),
+FORMAT_KEYS = {"round-robin": set(), "gauntlet": {"hero", "seeds"}, "swiss": set(),
                "sprt": {"candidate", "elo0", "elo1", "alpha", "beta", "model"}, "knockout": {"pairs", "extra_pairs"}}
 KNOCKOUT_DEFAULTS = {"pairs": 1, "extra_pairs": 2}
 SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
@@ -529,10 +529,15 @@ def _format(src, value, bots, seats) -> tuple[str, dict]:
         hero = _str(src, ("format", "hero"), value.get("hero", names[0]))
         if hero not in names:
             raise src.error(("format", "hero"), f"no bot named {hero!r} (bots: {', '.join(names)})")
-        if len(bots) - 1 < seats - 1 or len(bots) < 2:
-            raise src.error(("seats",), f"a gauntlet at {seats} seats needs a field of at least {seats - 1} bots "
-                            f"besides the hero, got {len(bots) - 1}")
+        seeds = _int(src, ("format", "seeds"), value["seeds"], 1) if "seeds" in value else 1
+        if "seeds" in value and "hero" in value:
+            raise src.error(("format", "seeds"), "give hero (one bot) or seeds (the first N bots), not both")
+        if len(bots) - seeds < seats - 1 or len(bots) - seeds < 1:
+            raise src.error(("seats",), f"a gauntlet at {seats} seats needs a field of at least {max(1, seats - 1)} "
+                            f"bots besides its {seeds} hero{'es' if seeds > 1 else ''}, got {len(bots) - seeds}")
         opts["hero"] = hero
+        if "seeds" in value:  # the first N bots are heroes, each against the field (cutechess-cli's -seeds)
+            opts["seeds"] = seeds
     else:
         if len(bots) != 2:
             raise src.error(("bots",), f"an sprt compares exactly two bots, got {len(bots)}")

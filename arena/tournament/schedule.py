@@ -171,6 +171,24 @@ def subsets(names: list[str], k: int, head: tuple[str, ...] = ()) -> Tables:
     return Strided(names, k, head)
 
 
+class Chained(Tables):
+    """Several cycles one after the other (a gauntlet's heroes, each with the field)."""
+
+    def __init__(self, parts: list[Tables]):
+        self.parts = parts
+        self.sizes = [len(p) for p in parts]
+
+    def __len__(self) -> int:
+        return sum(self.sizes)
+
+    def __getitem__(self, i: int) -> tuple[str, ...]:
+        for part, size in zip(self.parts, self.sizes):
+            if i < size:
+                return part[i]
+            i -= size
+        raise IndexError(i)
+
+
 class _Single(Tables):
     def __init__(self, names: list[str], head: tuple[str, ...]):
         self.names, self.head = names, head
@@ -195,9 +213,9 @@ def cycle(cfg: TournamentConfig) -> Tables:
     if cfg.format == "knockout":
         raise ValueError("a knockout schedule depends on results: use arena.tournament.knockout.KnockoutPlan")
     if cfg.format == "gauntlet":
-        hero = cfg.format_options["hero"]
-        field = [x for x in names if x != hero]
-        return subsets(field, n - 1, (hero,))
+        heroes = names[:cfg.format_options.get("seeds", 0)] or [cfg.format_options["hero"]]
+        field = [x for x in names if x not in heroes]
+        return Chained([subsets(field, n - 1, (hero,)) for hero in heroes])
     opts = cfg.format_options
     return Listed([(opts["candidate"],) + (opts["baseline"],) * (n - 1)])
 
@@ -213,7 +231,8 @@ def cycle_length(cfg: TournamentConfig) -> int:
     if cfg.format == "round-robin":
         return math.comb(bots, n)
     if cfg.format == "gauntlet":
-        return math.comb(bots - 1, n - 1)
+        seeds = cfg.format_options.get("seeds", 1)
+        return seeds * math.comb(bots - seeds, n - 1)
     return 1
 
 

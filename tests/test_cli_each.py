@@ -1,0 +1,48 @@
+"""cutechess-cli's ``-each``, ``-seeds`` and ``-wait`` on ``arena match``: what every bot
+gets, a gauntlet of several heroes, and a pause between a worker's games."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from cli_helpers import run
+
+
+def test_each_gives_every_bot_its_options_and_time_control_under_their_own(tmp_path):
+    out = tmp_path / "m.yaml"
+    (tmp_path / "engines").mkdir()
+    (tmp_path / "engines" / "bot.py").write_text("print('hi')\n")
+    run("match", "greedy", "--engine", "cmd='python3 bot.py' option.depth=5", "--each", "option.depth=3",
+        "--each", "move-ms=700", "--each", f"dir={tmp_path / 'engines'}", "--no-check", "--write-yaml", out)
+    doc = yaml.safe_load(out.read_text())
+    greedy, mine = doc["bots"]
+    assert greedy == {"bot": "greedy", "options": {"depth": 3}, "time_control": {"move_ms": 700}}
+    assert mine["options"] == {"depth": 5} and mine["time_control"] == {"move_ms": 700}
+    assert mine["workdir"] == str(tmp_path / "engines") and str(tmp_path / "engines" / "bot.py") in mine["cmd"]
+
+
+def test_each_refuses_what_belongs_to_one_bot(tmp_path):
+    r = run("match", "greedy", "random", "--each", "name=x", ok=False, one_line=True)
+    assert "--each 'name=x': name belongs to one bot" in r.stderr
+    r = run("match", "greedy", "random", "--each", "hash=16", ok=False, one_line=True)
+    assert "--each 'hash=16': unknown key 'hash'" in r.stderr
+
+
+def test_seeds_make_the_first_bots_a_gauntlets_heroes(tmp_path):
+    out = tmp_path / "g"
+    run("match", "greedy", "planner-fast", "random", "pass", "--gauntlet", "--seeds", 2, "--games", 8,
+        "--inprocess", "--no-replays", "-o", out)
+    pairs = {frozenset(json.loads(x)["bots"]) for x in (out / "games.jsonl").read_text().splitlines()}
+    assert pairs == {frozenset(p) for p in [("greedy", "random"), ("greedy", "pass"), ("planner-fast", "random"),
+                                            ("planner-fast", "pass")]}
+    r = run("match", "greedy", "random", "--seeds", 1, ok=False, one_line=True)
+    assert "--seeds N makes the first N bots a gauntlet's heroes: give --gauntlet too" in r.stderr
+
+
+def test_wait_pauses_between_a_workers_games(tmp_path):
+    r = run("match", "greedy", "random", "--games", 4, "-j", 1, "--inprocess", "--no-replays", "--wait", 400,
+            "-o", tmp_path / "m", "--json")
+    summary = json.loads(r.stdout)["summary"]
+    assert summary["played"] == 4 and summary["elapsed_s"] >= 3 * 0.4  # three pauses, however fast the games
