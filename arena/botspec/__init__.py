@@ -13,7 +13,10 @@ Every command that starts a bot -- ``arena play``, ``check-bot``, ``match``, ``r
 - :mod:`.spec` -- a bot's spec (name, registered bot or command, folder, options, time
   control), written alike on the command line (``name=v2 cmd="python v2/bot.py" tc=500
   option.depth=3``) and in a YAML file, its name checked, and distinct names for bots typed
-  with the same file name.
+  with the same file name;
+- :mod:`.outputs` -- what no bot is shown inside the folders it sees: the arena's output
+  folders of every run (marked by :func:`~.outputs.mark_output` as the writers create them,
+  or known by their files) and version-control metadata.
 
 It sits below the process layer (the sandbox asks it what a bot must see), the
 tournament, league, web and cluster layers, and imports only :mod:`arena.errors`.
