@@ -428,7 +428,7 @@ def match_cmd(
         return
     files = output_files(cfg, games_out, log_protocol)
     precheck(cfg, allow_changes)
-    check_bots(cfg, check)
+    check_bots(cfg, check, files.get("protocol_log"))
     run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json,
               allow_changes=allow_changes, output_format=check_output_format(output_format), wait_ms=wait, **files)
 
@@ -487,11 +487,13 @@ def output_files(cfg, games_out: Optional[Path], log_protocol: Optional[Path]) -
     return out
 
 
-def check_bots(cfg, check: Optional[bool]) -> None:
+def check_bots(cfg, check: Optional[bool], protocol_log: Optional[Path] = None) -> None:
     """``arena run`` and ``arena match`` before the first game: by default every command-line
     bot is handshaken (:mod:`arena.tournament.handshake`); ``--check`` runs the whole
     conformance check, ``--no-check`` nothing. On a cluster the coordinator starts no bot by
-    default: each worker checks the commands it is given, in the tier it gives them."""
+    default: each worker checks the commands it is given, in the tier it gives them.
+    ``protocol_log`` (``--log-protocol``) gets the handshake's lines, the bot's stderr and the
+    verdict (``!``), so a bot that cannot start leaves its story there."""
     if check is False or cfg.play == "inprocess" or (check is None and cfg.executor == "dask"):
         return
     if check:
@@ -501,7 +503,34 @@ def check_bots(cfg, check: Optional[bool]) -> None:
         return
     from ..tournament.handshake import handshake_commands
 
-    handshake_commands(cfg)
+    if protocol_log is None:
+        handshake_commands(cfg)
+        return
+    from dataclasses import replace
+
+    from ..errors import ArenaError
+    from ..process.transport import LineTransport, ProtocolLog
+
+    plog = ProtocolLog(str(protocol_log), "start-check")
+    seen: set = set()
+    try:
+        for entry in cfg.bots:
+            if not entry.cmd or entry.cmd in seen:
+                continue
+            seen.add(entry.cmd)
+            trace = plog.tracer(0, entry.name)
+            trace("!", f"starting {shlex.join(entry.cmd)}".encode())
+            LineTransport.trace = staticmethod(trace)  # every transport of the check, stderr too
+            try:
+                handshake_commands(replace(cfg, bots=(entry,)))
+            except ArenaError as exc:
+                trace("!", str(exc).encode())
+                raise
+            finally:
+                LineTransport.trace = None
+            trace("!", b"ready")
+    finally:
+        plog.close()
 
 
 def precheck(cfg, allow_changes: bool = False) -> list[dict]:

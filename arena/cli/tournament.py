@@ -126,7 +126,7 @@ def run_cmd(
     if cfg.format == "sprt" and not as_json:
         o = cfg.format_options
         typer.echo(f"SPRT: candidate {o['candidate']} vs baseline {o['baseline']}", err=True)
-    check_bots(cfg, check)
+    check_bots(cfg, check, files.get("protocol_log"))
     if fmt != "arena":
         summary = run_match(cfg, report_every=report_every, progress=progress, allow_changes=allow_changes,
                             output_format=fmt, wait_ms=wait, **files)

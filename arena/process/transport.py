@@ -269,6 +269,10 @@ class LineTransport:
                 self._tail += chunk
                 if len(self._tail) > TAIL:
                     del self._tail[:-TAIL]
+                trace = self.trace
+                if trace is not None and self.stderr_bytes - len(chunk) < self.stderr_cap:
+                    for line in chunk.splitlines():  # the protocol log has stderr too ("2"), as -debug
+                        trace("2", line)
                 with self._log_lock:
                     sink, cap = self._sink, self.stderr_cap
                     if sink is not None and self._kept < cap:

@@ -23,7 +23,7 @@ from ..errors import ArenaError
 from ..process.sandbox import announce, sweep_stale
 from .config import TournamentConfig
 from .executors import WorkerLost, make_executor
-from .gamelines import append_game_line, append_line, catch_up
+from .gamelines import append_game_line, append_line, catch_up, game_faults
 from .schedule import GameTask, schedule, total_games
 from .sprt import SPRT, describe, game_score
 from .standings import game_points
@@ -220,6 +220,26 @@ def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
             "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
             "log_dir": str(output / "logs"), "private_paths": [str(output)], "fresh_process": cfg.fresh_process,
             "max_games_per_process": cfg.max_games_per_process}
+
+
+def _log_faults(path: Path, task: GameTask, outcome: dict) -> None:
+    """``--log-protocol``: after a game's lines, each fault of the game as the arena's note
+    (``!``), as cutechess-cli's ``-debug`` shows why a game ended."""
+    from ..process.transport import ProtocolLog
+
+    faults = game_faults(task.bots, outcome)
+    if not faults:
+        return
+    try:
+        plog = ProtocolLog(str(path), task.key)
+    except OSError:
+        return  # a log that cannot be written loses its notes, never the game
+    try:
+        for f in faults:
+            when = "at the start" if f["move"] is None else f"at move {f['move']}"
+            plog.tracer(f["seat"], f["bot"])("!", f"fault: {f['verdict']} {when}: {f['detail']}".encode())
+    finally:
+        plog.close()
 
 
 class WaitBetweenGames:
@@ -436,6 +456,8 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
                         known.setdefault(files["out"], set()).add(task.key)
             if plan is not None:
                 plan.stored(task, outcome["result"]["ranking"])
+            if recorded and protocol_log is not None:
+                _log_faults(protocol_log, task, outcome)
             if not recorded:
                 summary["duplicates"] += 1
                 continue
