@@ -138,7 +138,7 @@ def test_a_wrapper_in_front_of_the_bot_starts_it(work, cmd):
 
 
 def test_play_names_a_bot_and_gives_it_options_and_its_own_time_control(work, tmp_path):
-    result = play_json(arena(["play", "random", "--engine", "name=mine cmd='python3 teller.py' tc=700 option.depth=3",
+    result = play_json(arena(["play", "random", "--engine", "name=mine cmd='python3 teller.py' st=700ms option.depth=3",
                               "--json", "--move-ms", "5000", "--log-dir", str(tmp_path)], work))
     no_faults(result)
     assert result["bots"] == ["random", "mine"]

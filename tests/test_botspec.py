@@ -135,7 +135,7 @@ def test_a_cutechess_style_spec_reads_like_a_yaml_entry():
     assert spec == {"name": "v2", "cmd": "python v2/bot.py", "read_only": ["data"],
                     "time_control": {"game_ms": 60000, "increment_ms": 500, "mode": "clock", "move_ms": 200},
                     "options": {"depth": 3, "fast": True}}
-    assert parse_spec("bot=greedy name=g tc=500") == {"bot": "greedy", "name": "g", "time_control": {"move_ms": 500}}
+    assert parse_spec("bot=greedy name=g st=500ms") == {"bot": "greedy", "name": "g", "time_control": {"move_ms": 500}}
     for bad, why in [("name=x", "exactly one of"), ("cmd=a bot=b", "exactly one of"), ("cmd=x colour=red", "unknown key"),
                      ("cmd=x tc=fast", "tc=fast"), ("cmd=x oops", "KEY=VALUE"), ("cmd='x", "cannot split")]:
         with pytest.raises(UsageError, match=why):

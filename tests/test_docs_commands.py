@@ -81,7 +81,7 @@ CANNOT_RUN = {
     "arena experiment tournaments/house-rules.yaml --json": "1600 games from a fresh folder (see above)",
     "arena experiment tournaments/house-rules.yaml --csv": "1600 games from a fresh folder (see above)",
     "arena experiment tournaments/house-rules.yaml --no-progress": "1600 games from a fresh folder (see above)",
-    "arena match --engine \"name=new cmd='python v2/bot.py' tc=500 option.depth=3\" --engine \"name=old "
+    "arena match --engine \"name=new cmd='python v2/bot.py' st=500ms option.depth=3\" --engine \"name=old "
     "cmd='python v1/bot.py'\" --sprt elo0=0 elo1=10": "an SPRT of the reader's two versions plays until they "
         "differ by 10 Elo, thousands of games for two copies of one bot (the same specs without --sprt run "
         "from docs/writing-a-bot.md)",

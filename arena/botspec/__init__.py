@@ -11,7 +11,7 @@ Every command that starts a bot -- ``arena play``, ``check-bot``, ``match``, ``r
   interpreter's installation, the arena's own packages for the arena's own interpreter,
   what it declared with ``program_dir`` and ``read_only``);
 - :mod:`.spec` -- a bot's spec (name, registered bot or command, folder, options, time
-  control), written alike on the command line (``name=v2 cmd="python v2/bot.py" tc=500
+  control), written alike on the command line (``name=v2 cmd="python v2/bot.py" st=500ms
   option.depth=3``) and in a YAML file, its name checked, and distinct names for bots typed
   with the same file name;
 - :mod:`.outputs` -- what no bot is shown inside the folders it sees: the arena's output

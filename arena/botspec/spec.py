@@ -2,7 +2,7 @@
 
 The same spec is written on the command line, cutechess-style, and in a YAML file::
 
-    arena match --engine "name=v2 cmd='python v2/bot.py' tc=500 option.depth=3" \\
+    arena match --engine "name=v2 cmd='python v2/bot.py' st=500ms option.depth=3" \\
                 --engine "name=v1 cmd='python v1/bot.py'" --sprt elo0=0 elo1=10
 
     bots:
@@ -11,8 +11,9 @@ The same spec is written on the command line, cutechess-style, and in a YAML fil
 Keys of an ``--engine`` spec: ``name``, ``cmd`` (a command line) or ``bot`` (a registered
 bot), ``dir`` (the folder the bot starts in, shown to it read-only; its command is read
 from there: ``workdir`` in YAML), ``program_dir`` (a folder shown read-only),
-``ro`` (one more read-only folder, repeatable: ``read_only``), ``tc`` (``tc=500`` is 500 ms a
-move; ``tc=60+0.5`` a chess clock of 60 s plus 0.5 s a move, as cutechess writes it),
+``ro`` (one more read-only folder, repeatable: ``read_only``), ``tc`` (a chess clock in seconds as
+cutechess writes it: ``tc=60+0.5`` is 60 s plus 0.5 s a move; ``ms`` only as a suffix), ``st``
+(the time a move: ``st=0.5``, ``st=500ms``),
 ``move-ms``, ``game-ms``, ``increment-ms``, ``startup-ms``, and ``option.NAME=VALUE`` (the
 bot's options, sent in ``hello``). Relative paths are the folder's the command was typed in.
 """
@@ -206,15 +207,53 @@ def distinct_names(commands: list, taken=()) -> list[str]:
     return out
 
 
-def _tc(value: str) -> dict:
-    """``500`` -> 500 ms a move; ``60+0.5`` -> a chess clock of 60 s with 0.5 s a move."""
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)", value)
+TC_GRAMMAR = ("tc= is a chess clock as cutechess-cli writes it, in seconds: tc=60 (60 s a game), tc=60+0.5 "
+              "(and 0.5 s more each move), tc=1:30+1 (minutes:seconds); milliseconds only with ms (tc=500ms+10ms); "
+              "a time a move is st= (st=0.5, st=200ms)")
+
+
+def _duration_ms(text: str, minutes: bool = False) -> int | None:
+    """``2``, ``0.5``, ``2s`` (seconds), ``200ms``, and with ``minutes`` ``1:30`` -> ms; None if not one."""
+    m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)(ms|s)?", text)
     if m:
-        return {"game_ms": round(float(m.group(1)) * 1000), "increment_ms": round(float(m.group(2)) * 1000),
-                "mode": "clock"}
-    if re.fullmatch(r"\d+", value):
-        return {"move_ms": int(value)}
-    raise UsageError(f"tc={value}: give milliseconds a move (tc=500) or a chess clock in seconds (tc=60+0.5)")
+        return round(float(m.group(1)) * (1 if m.group(2) == "ms" else 1000))
+    m = re.fullmatch(r"(\d+):(\d+(?:\.\d*)?)", text) if minutes else None
+    if m:
+        return round(int(m.group(1)) * 60000 + float(m.group(2)) * 1000)
+    return None
+
+
+def _tc(value: str) -> dict:
+    """cutechess-cli's ``tc=``: ``60`` -> a chess clock of 60 s; ``60+0.5`` -> and 0.5 s more
+    each move; ``1:30`` minutes:seconds; ``ms`` only as a suffix (``500ms+10ms``). A moves/
+    period, an hourglass, ``inf`` and a bare number of 100 or more (seconds, or the
+    milliseconds a move that ``tc=`` once meant?) get a sentence."""
+    if value in ("inf", "infinite"):
+        raise UsageError(f"tc={value}: a game here always has a time limit; {TC_GRAMMAR}")
+    if "/" in value:
+        raise UsageError(f"tc={value}: a clock refilled every N moves (moves/time) is not a time control of the "
+                         f"arena; give the game's whole time: {TC_GRAMMAR}")
+    if "hg" in value:
+        raise UsageError(f"tc={value}: the hourglass is not a time control of the arena; {TC_GRAMMAR}")
+    parts = value.split("+")
+    game = _duration_ms(parts[0], minutes=True)
+    inc = _duration_ms(parts[1]) if len(parts) == 2 else 0 if len(parts) == 1 else None
+    if game is None or inc is None:
+        raise UsageError(f"tc={value}: not a time control; {TC_GRAMMAR}")
+    if len(parts) == 1 and re.fullmatch(r"\d+", value) and int(value) >= 100:
+        raise UsageError(f"tc={value}: {value} seconds a game, or {value} ms a move as tc= once meant? Write "
+                         f"tc={value}s for the clock or st={value}ms for a time a move")
+    if game <= 0:
+        raise UsageError(f"tc={value}: the game's time must be more than 0; {TC_GRAMMAR}")
+    return {"game_ms": game, "increment_ms": inc, "mode": "clock"}
+
+
+def _st(value: str) -> dict:
+    """cutechess-cli's ``st=``: seconds a move (``st=0.5``), or ``ms`` (``st=500ms``)."""
+    ms = _duration_ms(value)
+    if not ms:
+        raise UsageError(f"st={value}: give the time a move in seconds (st=0.5) or milliseconds (st=500ms)")
+    return {"move_ms": ms}
 
 
 def parse_spec(text: str, base: str | None = None) -> dict:
@@ -229,7 +268,7 @@ def parse_spec(text: str, base: str | None = None) -> dict:
         key, eq, value = word.partition("=")
         if not eq:
             raise UsageError(f"--engine {text!r}: {word!r} is not KEY=VALUE (keys: name, cmd, bot, dir, program_dir, ro, "
-                             "tc, move-ms, game-ms, increment-ms, startup-ms, option.NAME)")
+                             "tc, st, move-ms, game-ms, increment-ms, startup-ms, option.NAME)")
         k = key.replace("-", "_")
         if k == "name":
             out["name"] = value
@@ -243,8 +282,8 @@ def parse_spec(text: str, base: str | None = None) -> dict:
             out["program_dir"] = value
         elif k in ("ro", "read_only"):
             out.setdefault("read_only", []).append(value)
-        elif k == "tc":
-            out.setdefault("time_control", {}).update(_tc(value))
+        elif k in ("tc", "st"):
+            out.setdefault("time_control", {}).update(_tc(value) if k == "tc" else _st(value))
         elif k in ("move_ms", "game_ms", "increment_ms", "startup_ms", "grace_ms"):
             if not value.isdigit():
                 raise UsageError(f"--engine {text!r}: {key} takes whole milliseconds, got {value!r}")
@@ -252,7 +291,7 @@ def parse_spec(text: str, base: str | None = None) -> dict:
         elif key.startswith("option.") and len(key) > len("option."):
             out.setdefault("options", {})[key[len("option."):]] = _value(value)
         else:
-            raise UsageError(f"--engine {text!r}: unknown key {key!r} (keys: name, cmd, bot, dir, program_dir, ro, tc, "
+            raise UsageError(f"--engine {text!r}: unknown key {key!r} (keys: name, cmd, bot, dir, program_dir, ro, tc, st, "
                              "move-ms, game-ms, increment-ms, startup-ms, option.NAME)")
     if ("cmd" in out) == ("bot" in out):
         raise UsageError(f"--engine {text!r}: give exactly one of cmd=COMMAND or bot=NAME")

@@ -33,8 +33,8 @@ def warn_sandbox(record: dict) -> None:
 
 
 #: the help of ``--engine``, shared by play and match
-ENGINE_HELP = ("A bot as one spec, cutechess-style: \"name=v2 cmd='python v2/bot.py' tc=500 option.depth=3\" "
-               "(keys: name, cmd or bot, dir, ro, tc, move-ms, game-ms, increment-ms, startup-ms, option.NAME; "
+ENGINE_HELP = ("A bot as one spec, cutechess-style: \"name=v2 cmd='python v2/bot.py' st=500ms option.depth=3\" "
+               "(keys: name, cmd or bot, dir, ro, tc (a clock in seconds, tc=60+0.5), st (a time a move), move-ms, game-ms, increment-ms, startup-ms, option.NAME; "
                "repeatable; see docs/tournaments.md).")
 
 

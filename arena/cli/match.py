@@ -96,7 +96,7 @@ def parse_sprt(texts: list[str]) -> dict:
     return out
 
 
-EACH_KEYS = ("tc", "move-ms", "game-ms", "increment-ms", "startup-ms", "dir", "option.NAME")
+EACH_KEYS = ("tc", "st", "move-ms", "game-ms", "increment-ms", "startup-ms", "dir", "option.NAME")
 
 
 def parse_each(texts: list[str]) -> dict:
