@@ -3,7 +3,7 @@
 //! text it was read as (so it is written back exactly), strings have every escape decoded
 //! (`\uXXXX` and surrogate pairs included). A missing field or element reads as `Null`.
 
-#![allow(dead_code)] // helpers a strategy may use
+#![allow(dead_code)] // accessors a strategy may use
 
 use std::fmt;
 
