@@ -199,3 +199,12 @@ def test_a_fault_is_said_in_cutechess_words_so_scripts_count_it():
     assert out.finished(task, game) == ["Finished game 2 (B vs A): 0-1 {B loses on time}"]
     game["faults"] = [{"bot": "B", "verdict": "crash", "move": 3}]
     assert out.finished(task, game)[0].endswith("0-1 {B disconnects}")
+
+
+def test_arena_run_speaks_cutechess_too(tmp_path):
+    (tmp_path / "t.yaml").write_text(f"name: t\nbots: [greedy, random]\ngames: 4\nexecutor: inprocess\n"
+                                     f"replays: false\noutput: {tmp_path / 'out'}\n")
+    r = run("run", tmp_path / "t.yaml", "--output-format", "cutechess", "--report-every", 2)
+    lines = r.stdout.splitlines()
+    assert [SCORE_OF.match(x).group(7) for x in lines if SCORE_OF.match(x)] == ["1", "2", "3", "4"]
+    assert len([x for x in lines if ELO_DIFF.match(x)]) == 2 and lines[-1] == "Finished match"
