@@ -46,3 +46,28 @@ def test_wait_pauses_between_a_workers_games(tmp_path):
             "-o", tmp_path / "m", "--json")
     summary = json.loads(r.stdout)["summary"]
     assert summary["played"] == 4 and summary["elapsed_s"] >= 3 * 0.4  # three pauses, however fast the games
+
+
+def _deals_by_group(out):
+    by: dict = {}
+    for line in (out / "games.jsonl").read_text().splitlines():
+        g = json.loads(line)
+        replay = json.loads(open(g["replay"]).read())
+        by.setdefault(g["group"], set()).add(json.dumps(replay["deal"], sort_keys=True))
+    return by
+
+
+def test_deals_policy_round_gives_every_pair_of_a_round_the_same_deal(tmp_path):
+    book = tmp_path / "book.jsonl"
+    run("deals", "make", "--count", 3, "--seed", 1, "--out", book)
+    out, plain = tmp_path / "r", tmp_path / "d"
+    run("match", "greedy", "random", "pass", "--games", 12, "--deals", book, "--deals-policy", "round",
+        "--inprocess", "-o", out, "--quiet")
+    by = _deals_by_group(out)
+    assert all(len(v) == 1 for v in by.values())  # both games of a pair: one deal
+    assert by[0] == by[1] == by[2] and by[3] == by[4] == by[5] and by[0] != by[3]  # round 1, round 2
+    run("match", "greedy", "random", "pass", "--games", 12, "--deals", book, "--inprocess", "-o", plain, "--quiet")
+    default = _deals_by_group(plain)
+    assert default[0] != default[1] != default[2]  # the default: a new deal for each pair
+    r = run("match", "greedy", "random", "--deals-policy", "round", ok=False, one_line=True)
+    assert "give it with --deals BOOK" in r.stderr

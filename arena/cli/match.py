@@ -52,6 +52,7 @@ _OPTION_OF = {"name": "--name", "rules": "--rules/--param", "seats": "--seats", 
               "format": "--sprt", "games": "--games", "seed": "--seed", "time_control": "the time control",
               "fault_policy": "--fault-policy", "sandbox": "--sandbox", "concurrency": "--concurrency",
               "executor": "--inprocess", "output": "--output", "replays": "--replays", "deals": "--deals",
+              "deals_policy": "--deals-policy",
               "anchor": "--anchor", "swap": "--noswap", "deals_order": "--deals-order",
               "deals_start": "--deals-start"}
 
@@ -185,7 +186,8 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
                    concurrency: Optional[int], inprocess: bool, output: Optional[Path], name: Optional[str],
                    replays: bool, deals: Optional[Path], anchor: Optional[str] = None, gauntlet: bool = False,
                    knockout: Optional[int] = None, swap: bool = True, deals_order: str = "sequential",
-                   deals_start: int = 1, each: Optional[dict] = None, seeds: Optional[int] = None) -> dict:
+                   deals_start: int = 1, each: Optional[dict] = None, seeds: Optional[int] = None,
+                   deals_policy: str = "default") -> dict:
     """The tournament document (what a YAML file would hold) of a match's options.
 
     ``bots`` may mix registered names, ``{"cmd": ...}`` and ``{"engine": SPEC}`` entries in
@@ -269,8 +271,11 @@ def build_document(bots: list, cmds: list[str], *, seats: int, games: Optional[i
             doc["deals_order"] = deals_order
         if deals_start != 1:
             doc["deals_start"] = deals_start
-    elif deals_order != "sequential" or deals_start != 1:
-        raise UsageError("--deals-order and --deals-start choose deals of a book: give it with --deals BOOK")
+        if deals_policy != "default":
+            doc["deals_policy"] = deals_policy
+    elif deals_order != "sequential" or deals_start != 1 or deals_policy != "default":
+        raise UsageError("--deals-order, --deals-start and --deals-policy choose deals of a book: give it with "
+                         "--deals BOOK")
     if not swap:
         doc["swap"] = False
     doc["output"] = str(output) if output is not None else f"results/{name}"
@@ -321,6 +326,9 @@ def match_cmd(
     deals_start: int = typer.Option(1, "--deals-start", min=1, metavar="N",
                                     help="The deal of the book the first pair plays (1: the first), as "
                                          "cutechess-cli's -openings start=."),
+    deals_policy: str = typer.Option("default", "--deals-policy", metavar="POLICY",
+                                     help="default (a new deal for each pair), or round (alias encounter: every "
+                                          "pair of round k plays deal k), as cutechess-cli's -openings policy=."),
     noswap: bool = typer.Option(False, "--noswap",
                                 help="Play each deal once, without the seat-swapped repeat (cutechess-cli's "
                                      "-noswap); the SPRT and Elo then count games, not pairs."),
@@ -416,7 +424,7 @@ def match_cmd(
                          sandbox=sandbox, concurrency=concurrency, inprocess=inprocess, output=output, name=name,
                          replays=replays, deals=deals, anchor=anchor, gauntlet=gauntlet,
                          knockout=tie_pairs if knockout else None, swap=not noswap, deals_order=deals_order,
-                         deals_start=deals_start, each=parse_each(each), seeds=seeds)
+                         deals_start=deals_start, each=parse_each(each), seeds=seeds, deals_policy=deals_policy)
     if dask:
         doc["executor"] = {"type": "dask", "address": dask, **({"play": "inprocess"} if inprocess else {})}
     cfg = validate(_source(doc))

@@ -49,6 +49,7 @@ TOP_KEYS = {
     "deals": "a deal book (JSON lines, `arena deals make`): group i plays deal i",
     "deals_order": "sequential (the default) or random: the book's deals in a shuffled order (by the seed)",
     "deals_start": "the deal of the book the first group plays (1, the first)",
+    "deals_policy": "default (a new deal for each group) or round (alias encounter): every table of round k plays deal k",
     "swap": "play every seat rotation of a deal (true, the default) or only the first (false)",
 }
 TIME_KEYS = {"move_ms": 1000, "game_ms": None, "increment_ms": 0, "startup_ms": 10000, "grace_ms": 50}
@@ -95,6 +96,7 @@ class TournamentConfig:
     deals_order: str = "sequential"
     deals_start: int = 1
     swap: bool = True
+    deals_policy: str = "default"
 
     @property
     def rotations(self) -> int:
@@ -106,6 +108,10 @@ class TournamentConfig:
         an order shuffled by the seed with ``deals_order: random``), or None (from the seed)."""
         if not self.deals:
             return None
+        if self.deals_policy != "default":  # round/encounter: every table of round k plays deal k
+            from .schedule import cycle_length
+
+            group //= cycle_length(self)
         i = (self.deals_start - 1 + group) % len(self.deals)
         if self.deals_order == "random":
             order = self.__dict__.get("_deal_order")
@@ -150,6 +156,7 @@ class TournamentConfig:
                 **({"deals": _digest(self.deals)} if self.deals else {}),
                 **({"deals_order": self.deals_order} if self.deals and self.deals_order != "sequential" else {}),
                 **({"deals_start": self.deals_start} if self.deals and self.deals_start != 1 else {}),
+                **({"deals_policy": self.deals_policy} if self.deals and self.deals_policy != "default" else {}),
                 **({"swap": False} if not self.swap else {})}
 
 
@@ -241,11 +248,16 @@ def validate(src: Source) -> TournamentConfig:
     if deals and start > len(deals):
         raise src.error(("deals_start",), f"the deal book has {len(deals)} deals, so there is no deal {start}")
     swap = _bool(src, ("swap",), doc.get("swap", True))
+    policy = _choice(src, ("deals_policy",), doc.get("deals_policy", "default"), ("default", "round", "encounter"))
+    policy = "round" if policy == "encounter" else policy  # a pair's k-th encounter is in round k
+    if policy != "default" and fmt in ("swiss", "knockout"):
+        raise src.error(("deals_policy",), f"a {fmt} pairs each round from results: its groups take the book's "
+                        f"deals in turn (deals_policy: default)")
     if not swap and fmt in ("swiss", "knockout"):
         raise src.error(("swap",), f"a {fmt} pairing plays both seats of its deal: swap must stay true")
     return TournamentConfig(name, str(src.path), rules, seats, tuple(bots), fmt, fopts, rounds, games, seed,
                             tc, fault, sandbox, conc, executor, address, play, output, anchor, replays,
-                            pause_idle, fresh, per_process, deals, deals_path, order, start, swap)
+                            pause_idle, fresh, per_process, deals, deals_path, order, start, swap, policy)
 
 
 #: the most games a tournament file may schedule, per core of this machine: beyond, a run
