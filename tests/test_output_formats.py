@@ -105,6 +105,9 @@ def test_a_bad_output_format_is_a_sentence(tmp_path):
     r = run("match", "greedy", "random", "--inprocess", "-o", tmp_path / "m", "--output-format", "pgn",
             ok=False, one_line=True)
     assert "--output-format 'pgn': the formats are arena, fastchess, cutechess" in r.stderr
+    r = run("match", "greedy", "random", "--inprocess", "-o", tmp_path / "m", "--output-format", "fastchess",
+            "--json", ok=False, one_line=True)
+    assert "give --json or --output-format, not both" in r.stderr
 
 
 def _cfg(names, options=None, tc=None, deals_path=None, fmt="round-robin", rotations=2):

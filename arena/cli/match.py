@@ -434,11 +434,14 @@ def match_cmd(
         write_yaml.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {write_yaml}")
         return
+    fmt = check_output_format(output_format)
+    if fmt != "arena" and as_json:
+        raise UsageError("give --json or --output-format, not both")
     files = output_files(cfg, games_out, log_protocol)
     precheck(cfg, allow_changes)
     check_bots(cfg, check, files.get("protocol_log"))
     run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json,
-              allow_changes=allow_changes, output_format=check_output_format(output_format), wait_ms=wait, **files)
+              allow_changes=allow_changes, output_format=fmt, wait_ms=wait, **files)
 
 
 #: how a program of each kind is run, for the sentence that suggests --cmd
