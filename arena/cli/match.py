@@ -23,9 +23,12 @@ the run stops. A reader that leaves (``| head -3``) stops the match quietly (exi
 program stopped by SIGPIPE); run the same command again to continue.
 
 The formats of cutechess-cli and fastchess: ``--sprt`` (``model=normalized`` for nElo
-bounds), ``--gauntlet``, ``--knockout``; the rating ``--anchor`` (the baseline by default);
-``--noswap``, ``--deals-order``, ``--deals-start``; ``--games-out`` (a replay per line) and
-``--log-protocol`` (every line to and from the bots).
+bounds), ``--gauntlet`` (``--seeds N`` heroes), ``--knockout``; the rating ``--anchor`` (the
+baseline by default); ``--each`` (what every bot gets), ``--wait``; ``--noswap``,
+``--deals-order``, ``--deals-start``, ``--deals-policy``; ``--games-out`` (a replay per line)
+and ``--log-protocol`` (every line to and from the bots, their stderr, the start check and
+the faults); and their output, line for line, with ``--output-format fastchess|cutechess``
+(:mod:`arena.tournament.output_formats`) for the scripts that read it.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from .app import command, emit_json
 from .game import ENGINE_HELP
 from ..errors import UsageError
 from ..tournament.tally import Tally
-from .options import parse_param
+from .options import parse_each, parse_param, suggest_cmd, with_each
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 
@@ -94,50 +97,6 @@ def parse_sprt(texts: list[str]) -> dict:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise UsageError(f"--sprt {item!r}: {name} must be a number")
             out[name] = value
-    return out
-
-
-EACH_KEYS = ("tc", "st", "move-ms", "game-ms", "increment-ms", "startup-ms", "dir", "option.NAME")
-
-
-def parse_each(texts: list[str]) -> dict:
-    """``--each KEY=VALUE`` (cutechess-cli's ``-each``): what every bot gets -- its time
-    control (``tc=``, ``move-ms=`` ...), options (``option.NAME=``) and, for command-line
-    bots, the folder its command is read from (``dir=``) -- in the words of ``--engine``."""
-    from ..botspec import parse_spec
-
-    out: dict = {}
-    for text in texts:
-        for word in shlex.split(text):
-            key = word.partition("=")[0]
-            if key in ("name", "cmd", "bot") or key.startswith(("ro", "read", "program")):
-                raise UsageError(f"--each {word!r}: {key} belongs to one bot (give it in its --engine); "
-                                 f"--each takes {', '.join(EACH_KEYS)}")
-            if not (key.replace("_", "-") in EACH_KEYS or key in ("workdir", "grace-ms", "grace_ms")
-                    or key.startswith("option.")):
-                raise UsageError(f"--each {word!r}: unknown key {key!r} (keys: {', '.join(EACH_KEYS)})")
-            spec = f"{shlex.quote(word)} bot=each"
-            try:
-                item = parse_spec(spec)
-            except UsageError as exc:
-                raise UsageError(str(exc).replace(f"--engine {spec!r}", f"--each {word!r}")) from None
-            item.pop("bot")
-            for k, v in item.items():
-                out[k] = {**out[k], **v} if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
-def with_each(item: dict, each: dict) -> dict:
-    """A bot's entry with ``--each`` under it: its own options and time control win, key
-    by key; ``dir`` is for command-line bots (a registered bot is run the same everywhere)."""
-    out = dict(item)
-    for key, value in each.items():
-        if key == "workdir" and "cmd" not in out:
-            continue
-        if isinstance(value, dict):
-            out[key] = {**value, **(out.get(key) or {})}
-        else:
-            out.setdefault(key, value)
     return out
 
 
@@ -442,26 +401,6 @@ def match_cmd(
     check_bots(cfg, check, files.get("protocol_log"))
     run_match(cfg, live=live and not as_json, report_every=report_every, progress=progress, as_json=as_json,
               allow_changes=allow_changes, output_format=fmt, wait_ms=wait, **files)
-
-
-#: how a program of each kind is run, for the sentence that suggests --cmd
-_RUNNERS = {".py": "python3 ", ".js": "node ", ".mjs": "node ", ".rb": "ruby ", ".jar": "java -jar ", ".lua": "lua "}
-
-
-def suggest_cmd(word: str) -> None:
-    """A bot name that is not registered but looks like a program (a path, or a file's
-    name) is refused with the ``--cmd`` to give instead."""
-    from ..plugins import bots
-
-    if word in bots():
-        return
-    path = Path(word).expanduser()
-    if "/" not in word and path.suffix.lower() not in _RUNNERS and not path.is_file():
-        return
-    runner = _RUNNERS.get(path.suffix.lower(), "" if "/" in word else "./")
-    raise UsageError(f"{word!r} is not a registered bot (see `arena bots`) but a program: give it as "
-                     f"--cmd \"{runner}{word}\" (each --cmd bot is named after its file: {path.stem}, or v2/bot "
-                     f"when two files share a name)")
 
 
 def check_output_format(text: str) -> str:

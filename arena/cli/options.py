@@ -1,6 +1,10 @@
-"""Rules from the command line: ``--rules revised,ghost --param actions_per_turn=4``."""
+"""Options read from the command line: rules (``--rules revised,ghost --param
+actions_per_turn=4``), what every bot gets (``--each``), and the bot name that is a program."""
 
 from __future__ import annotations
+
+import shlex
+from pathlib import Path
 
 import yaml
 
@@ -28,3 +32,67 @@ def parse_rules(rules: str, params: list[str]) -> RuleSpec:
     """A :class:`RuleSpec` from ``--rules`` and ``--param`` options."""
     variants = [v.strip() for v in rules.split(",") if v.strip()]
     return RuleSpec.make(variants, dict(parse_param(p) for p in params))
+
+
+EACH_KEYS = ("tc", "st", "move-ms", "game-ms", "increment-ms", "startup-ms", "dir", "option.NAME")
+
+
+def parse_each(texts: list[str]) -> dict:
+    """``--each KEY=VALUE`` (cutechess-cli's ``-each``): what every bot gets -- its time
+    control (``tc=``, ``move-ms=`` ...), options (``option.NAME=``) and, for command-line
+    bots, the folder its command is read from (``dir=``) -- in the words of ``--engine``."""
+    from ..botspec import parse_spec
+
+    out: dict = {}
+    for text in texts:
+        for word in shlex.split(text):
+            key = word.partition("=")[0]
+            if key in ("name", "cmd", "bot") or key.startswith(("ro", "read", "program")):
+                raise UsageError(f"--each {word!r}: {key} belongs to one bot (give it in its --engine); "
+                                 f"--each takes {', '.join(EACH_KEYS)}")
+            if not (key.replace("_", "-") in EACH_KEYS or key in ("workdir", "grace-ms", "grace_ms")
+                    or key.startswith("option.")):
+                raise UsageError(f"--each {word!r}: unknown key {key!r} (keys: {', '.join(EACH_KEYS)})")
+            spec = f"{shlex.quote(word)} bot=each"
+            try:
+                item = parse_spec(spec)
+            except UsageError as exc:
+                raise UsageError(str(exc).replace(f"--engine {spec!r}", f"--each {word!r}")) from None
+            item.pop("bot")
+            for k, v in item.items():
+                out[k] = {**out[k], **v} if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def with_each(item: dict, each: dict) -> dict:
+    """A bot's entry with ``--each`` under it: its own options and time control win, key
+    by key; ``dir`` is for command-line bots (a registered bot is run the same everywhere)."""
+    out = dict(item)
+    for key, value in each.items():
+        if key == "workdir" and "cmd" not in out:
+            continue
+        if isinstance(value, dict):
+            out[key] = {**value, **(out.get(key) or {})}
+        else:
+            out.setdefault(key, value)
+    return out
+
+
+#: how a program of each kind is run, for the sentence that suggests --cmd
+_RUNNERS = {".py": "python3 ", ".js": "node ", ".mjs": "node ", ".rb": "ruby ", ".jar": "java -jar ", ".lua": "lua "}
+
+
+def suggest_cmd(word: str) -> None:
+    """A bot name that is not registered but looks like a program (a path, or a file's
+    name) is refused with the ``--cmd`` to give instead."""
+    from ..plugins import bots
+
+    if word in bots():
+        return
+    path = Path(word).expanduser()
+    if "/" not in word and path.suffix.lower() not in _RUNNERS and not path.is_file():
+        return
+    runner = _RUNNERS.get(path.suffix.lower(), "" if "/" in word else "./")
+    raise UsageError(f"{word!r} is not a registered bot (see `arena bots`) but a program: give it as "
+                     f"--cmd \"{runner}{word}\" (each --cmd bot is named after its file: {path.stem}, or v2/bot "
+                     f"when two files share a name)")
