@@ -18,7 +18,7 @@ from .actions import (ACTION, BLACK, FINISH, OVER, PASS, TAKE_PIECE, WHITE, Fini
                       TakePuzzle, Upgrade)
 from .deal import check_deal
 from .errors import IllegalAction
-from .game import PuzzleInPlay
+from .belongings import PuzzleInPlay
 
 _CACHE_LIMIT = 400_000
 _SHARED: dict = {}

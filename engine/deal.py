@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from .errors import DealError
-from .rules import read_json_file
+from .jsonfile import read_json_file
 
 
 def check_deal(rules, deal) -> list[list[int]]:

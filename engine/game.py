@@ -14,56 +14,10 @@ import random
 from typing import Any, Iterable
 
 from .actions import ACTION, BLACK, FINISH, OVER, PHASE_NAMES, well_typed
+from .belongings import PlayerState, PuzzleInPlay
 from .errors import DealError, IllegalAction
 from .rules import RuleSpec, Ruleset, compile_rules
-
-
-class PuzzleInPlay:
-    """A puzzle a player has taken: the card index, filled cells and placements on it."""
-
-    __slots__ = ("card", "filled", "placed")
-
-    def __init__(self, card: int, filled: int = 0, placed: list[int] | None = None):
-        self.card = card
-        self.filled = filled
-        self.placed = placed if placed is not None else []
-
-    def copy(self) -> "PuzzleInPlay":
-        return PuzzleInPlay(self.card, self.filled, self.placed[:])
-
-
-class PlayerState:
-    """One seat's belongings: supply counts per shape, unfinished and completed puzzles.
-
-    ``completed`` holds card indices; ``locked`` counts pieces lying on puzzles completed
-    in the finishing touches (R6.2: they do not return to the supply).
-    """
-
-    __slots__ = ("supply", "unfinished", "completed", "finish_pieces", "locked", "forfeited", "extra")
-
-    def __init__(self, shapes: int):
-        self.supply = [0] * shapes
-        self.unfinished: list[PuzzleInPlay] = []
-        self.completed: list[int] = []
-        self.finish_pieces = 0
-        self.locked = 0
-        self.forfeited = False
-        self.extra: dict[str, Any] = {}
-
-    def copy(self) -> "PlayerState":
-        c = PlayerState.__new__(PlayerState)
-        c.supply = self.supply[:]
-        c.unfinished = [pz.copy() for pz in self.unfinished]
-        c.completed = self.completed[:]
-        c.finish_pieces = self.finish_pieces
-        c.locked = self.locked
-        c.forfeited = self.forfeited
-        c.extra = {k: (v[:] if isinstance(v, list) else v) for k, v in self.extra.items()}
-        return c
-
-    def pieces_owned(self, rules: Ruleset) -> int:
-        """Supply plus pieces lying on any of the player's puzzles (R7.2 tie-break)."""
-        return sum(self.supply) + sum(len(pz.placed) for pz in self.unfinished) + self.locked
+from .state_json import game_from_json, game_to_json
 
 
 class Game:
@@ -404,14 +358,12 @@ class Game:
     # ------------------------------------------------------------------ serialisation
     def to_json(self) -> dict:
         """The whole state as JSON-able data (see :mod:`engine.state_json`)."""
-        from .state_json import game_to_json
         return game_to_json(self)
 
     @classmethod
     def from_json(cls, obj: dict) -> "Game":
         """Inverse of :meth:`to_json`."""
-        from .state_json import game_from_json
-        return game_from_json(obj)
+        return game_from_json(obj, cls)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Game) and self.to_json() == other.to_json()

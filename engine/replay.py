@@ -16,7 +16,8 @@ from typing import Iterator
 from .codec import from_json as action_from_json
 from .errors import EngineError, IllegalAction, ReplayMismatch
 from .game import Game
-from .rules import RuleSpec, read_json_file
+from .jsonfile import read_json_file
+from .rules import RuleSpec
 from .state_json import history_to_json
 
 FORMAT = "project-l-replay"

@@ -121,21 +121,6 @@ def jsonable(v):
     return v
 
 
-def read_json_file(path, error: type[Exception], what: str):
-    """Parse the JSON file ``path``; failures raise ``error`` with a sentence naming the file."""
-    import json
-    from pathlib import Path
-
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise error(f"{path}: cannot read the {what} ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        detail = f"{exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
-        raise error(f"{path}: the {what} is not valid JSON ({detail})") from None
-
-
 @dataclass(frozen=True)
 class ParamSpec:
     """One parameter: name, default, a one-line description and a validator.

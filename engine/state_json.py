@@ -8,9 +8,9 @@ the actions in R14 JSON; a forfeit is recorded as ``{"seat": s, "forfeit": true}
 from __future__ import annotations
 
 from .actions import PHASE_NAMES
+from .belongings import PlayerState, PuzzleInPlay
 from .codec import from_json as action_from_json
 from .codec import parse_placement, piece_placement, placement_json, to_json as action_to_json
-from .game import Game, PlayerState, PuzzleInPlay
 from .rules import RuleSpec, compile_rules, jsonable
 
 
@@ -67,7 +67,7 @@ def history_to_json(rules, history) -> list[dict]:
     return out
 
 
-def game_to_json(game: Game) -> dict:
+def game_to_json(game) -> dict:
     rules = game.rules
     players = []
     for p in game.players:
@@ -105,11 +105,11 @@ def game_to_json(game: Game) -> dict:
     }
 
 
-def game_from_json(obj: dict) -> Game:
-    from .codec import parse_placement
+def game_from_json(obj: dict, game_class):
+    """The game ``obj`` describes, built as a ``game_class`` (:class:`~engine.game.Game`)."""
     spec = RuleSpec.from_json(obj["rules"])
     rules = compile_rules(spec, obj["players"])
-    game = Game(rules, obj["seed"])
+    game = game_class(rules, obj["seed"])
     game.reserve = _counts(rules, obj["reserve"])
     game.decks = [_cards(rules, obj["decks"]["white"]), _cards(rules, obj["decks"]["black"])]
     game.rows = [_cards(rules, obj["rows"]["white"]), _cards(rules, obj["rows"]["black"])]
