@@ -34,10 +34,9 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
-from functools import lru_cache
 
 from ..errors import UsageError
+from .shims import ASK, is_script, shim_target
 from .view import PATH_VARS
 from .wrappers import _base_name, _inner_bases, _is_operator, _is_shell_only, _join_inner, _walk, script_of
 
@@ -128,40 +127,6 @@ def _which(word: str, path_var: str | None) -> str | None:
     return shutil.which(word, path=path_var)
 
 
-def _is_script(path: str) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(2) == b"#!"
-    except OSError:
-        return False
-
-
-#: how to ask an interpreter which executable it is
-_ASK = {"python": ["-c", "import sys; print(sys.executable)"], "pypy": ["-c", "import sys; print(sys.executable)"],
-        "node": ["-e", "console.log(process.execPath)"], "nodejs": ["-e", "console.log(process.execPath)"],
-        "ruby": ["-e", "print RbConfig.ruby"], "perl": ["-e", "print $^X"]}
-
-
-@lru_cache(maxsize=256)
-def _shim_target(path: str, cwd: str, path_var: str) -> str | None:
-    """The interpreter a shim would run, asked in ``cwd`` (where the command was typed), or
-    None when it does not answer with an executable file."""
-    ask = _ASK.get(_base_name(path))
-    if ask is None:
-        return None
-    env = dict(os.environ, PATH=path_var)
-    try:
-        done = subprocess.run([path, *ask], cwd=cwd if os.path.isdir(cwd) else None, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    answer = done.stdout.strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else ""
-    if answer and os.path.isabs(answer) and os.path.isfile(answer) and os.access(answer, os.X_OK) \
-            and not _is_script(answer):
-        return answer
-    return None
-
-
 #: words a shell runs itself: kept as typed inside a ``-c`` string
 SHELL_BUILTINS = {"exec", "time", "command", "builtin", "nohup"}
 
@@ -183,8 +148,8 @@ def _locate_program(word: str, base: str, path_var: str, role: str) -> str:
         if found is None:
             raise CommandError(f"the {role} {word!r} was not found on the PATH")
         found = os.path.abspath(found)  # not realpath: a venv's python is a link to the base one
-    if role == "program" and _base_name(found) in _ASK and _is_script(found):
-        target = _shim_target(found, base, path_var)
+    if role == "program" and _base_name(found) in ASK and is_script(found):
+        target = shim_target(found, base, path_var)
         if target is not None:
             return target
     return found

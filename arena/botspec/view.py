@@ -12,6 +12,7 @@ import sys
 import tempfile
 from functools import lru_cache
 
+from .shims import ASK, is_script, shim_target
 from .wrappers import INTERPRETER_RE, _base_name, _commands, _is_operator, _walk, script_of
 
 #: programs that run an author's recipe (``make run``), which starts its interpreter by name
@@ -351,8 +352,6 @@ def sandbox_path(path_var: str | None, cwd: str | None = None) -> tuple[str, lis
 
 @lru_cache(maxsize=64)
 def _sandbox_path(path_var: str, cwd: str) -> tuple[str, list[str]]:
-    from .command import _ASK, _is_script, _shim_target
-
     entries: list[str] = []
     extra: list[str] = []
     for entry in path_var.split(os.pathsep):
@@ -360,12 +359,12 @@ def _sandbox_path(path_var: str, cwd: str) -> tuple[str, list[str]]:
             continue
         targets = []
         try:
-            names = [n for n in os.listdir(entry) if _base_name(n) in _ASK] if os.path.isdir(entry) else []
+            names = [n for n in os.listdir(entry) if _base_name(n) in ASK] if os.path.isdir(entry) else []
         except OSError:
             names = []
-        shims = [n for n in sorted(names) if _is_script(os.path.join(entry, n))]
+        shims = [n for n in sorted(names) if is_script(os.path.join(entry, n))]
         for name in shims:
-            target = _shim_target(os.path.join(entry, name), cwd, path_var)
+            target = shim_target(os.path.join(entry, name), cwd, path_var)
             if target is not None:
                 folder = os.path.dirname(target)
                 if folder not in targets:
