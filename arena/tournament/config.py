@@ -17,6 +17,7 @@ from pathlib import Path
 from engine import EngineError, RuleSpec, compile_rules
 
 from ..botspec import BotSpec, CommandError, NameError_, check_name, distinct_names, locate
+from .sizes import cycle_length, rounds_of
 from .yamlsource import ConfigError, Source, load_with_lines
 
 FORMATS = ("round-robin", "gauntlet", "sprt", "swiss", "knockout")
@@ -109,8 +110,6 @@ class TournamentConfig:
         if not self.deals:
             return None
         if self.deals_policy != "default":  # round/encounter: every table of round k plays deal k
-            from .schedule import cycle_length
-
             group //= cycle_length(self)
         i = (self.deals_start - 1 + group) % len(self.deals)
         if self.deals_order == "random":
@@ -199,7 +198,6 @@ def validate(src: Source) -> TournamentConfig:
             raise src.error(("rounds",) if rounds is not None else ("games",),
                             "a knockout plays its bracket to the final: give the games of a tie as "
                             "format.pairs (and format.extra_pairs), not 'rounds' or 'games'")
-        from .knockout import rounds_of
         rounds = rounds_of(len(bots))
     if fmt == "swiss":
         if games is not None:

@@ -25,15 +25,8 @@ from typing import Iterator
 
 from .config import TournamentConfig
 from .schedule import WAIT, GameTask, game_key, group_seed, rotate
+from .sizes import bracket_size, rounds_of
 from .standings import game_points
-
-
-def bracket_size(bots: int) -> int:
-    """The places of the bracket: the power of two at or above ``bots``."""
-    size = 1
-    while size < bots:
-        size *= 2
-    return size
 
 
 def seed_order(size: int) -> list[int]:
@@ -44,17 +37,6 @@ def seed_order(size: int) -> list[int]:
         n = 2 * len(order)
         order = [x for s in order for x in (s, n + 1 - s)]
     return order
-
-
-def rounds_of(bots: int) -> int:
-    """How many rounds the bracket of ``bots`` bots has."""
-    return max(1, (bracket_size(bots) - 1).bit_length())
-
-
-def total_groups(cfg: TournamentConfig) -> int:
-    """The most groups a knockout may play (every tie to its last extra pair)."""
-    o = cfg.format_options
-    return (bracket_size(len(cfg.bots)) - 1) * (o["pairs"] + o["extra_pairs"])
 
 
 class KnockoutPlan:
@@ -202,23 +184,3 @@ class KnockoutPlan:
                             "winner": None if t["winner"] is None else self.names[t["winner"]], "how": t["how"]}
                            for t in ties])
         return {"rounds": rounds, "champion": self.champion(), "pairs": self.pairs, "extra_pairs": self.extra}
-
-
-def render_bracket(knockout: dict) -> list[str]:
-    """The bracket as text lines for the standings."""
-    lines = [f"knockout ({knockout['pairs']} pair{'s' if knockout['pairs'] != 1 else ''} a tie, up to "
-             f"{knockout['extra_pairs']} more when level): champion {knockout['champion'] or 'not decided yet'}"]
-    for ties in knockout["rounds"]:
-        for t in ties:
-            a, b = (x or "-" for x in t["bots"])
-            if t["how"] == "bye":
-                text = f"{t['winner']} (bye)"
-            elif t["how"] == "waiting":
-                text = f"{a} vs {b}: waiting"
-            else:
-                score = f"{t['points'][0]:g} : {t['points'][1]:g} in {t['games']} games"
-                how = {"points": "", "extra pairs": ", after extra pairs", "seed": ", level: the better seed",
-                       None: ""}[t["how"]]
-                text = f"{a} vs {b}: {score}" + (f", {t['winner']} through{how}" if t["winner"] else ", playing")
-            lines.append(f"  round {t['round']} tie {t['tie']}: {text}")
-    return lines

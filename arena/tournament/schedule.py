@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from .config import TournamentConfig
+from .sizes import cycle_length, total_groups
 
 
 @dataclass(frozen=True)
@@ -220,22 +221,6 @@ def cycle(cfg: TournamentConfig) -> Tables:
     return Listed([(opts["candidate"],) + (opts["baseline"],) * (n - 1)])
 
 
-def cycle_length(cfg: TournamentConfig) -> int:
-    """How many tables one cycle holds, from a formula (nothing is listed)."""
-    bots = len(cfg.bots)
-    n = cfg.seats
-    if n == 1:
-        return bots
-    if cfg.format == "swiss":
-        return bots // 2  # tables per round
-    if cfg.format == "round-robin":
-        return math.comb(bots, n)
-    if cfg.format == "gauntlet":
-        seeds = cfg.format_options.get("seeds", 1)
-        return seeds * math.comb(bots - seeds, n - 1)
-    return 1
-
-
 def balanced_order(tables: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """Order ``tables`` so that every prefix spreads the pair meetings as evenly as possible
     (greedy and quadratic: for small cycles only, see :data:`GREEDY_TABLES`)."""
@@ -260,7 +245,6 @@ def balanced_order(tables: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
 def group_count(cfg: TournamentConfig) -> int:
     """How many groups the schedule holds (for sprt and knockout: the most it may play)."""
     if cfg.format == "knockout":
-        from .knockout import total_groups
         return total_groups(cfg)
     if cfg.rounds is not None:
         return cfg.rounds * cycle_length(cfg)

@@ -251,7 +251,6 @@ def render_text(rep: dict) -> str:
                      + ", ".join(f"{r['bot']} {r['score']:g}" for r in top)
                      + (", ..." if len(rep["swiss"]["standings"]) > 10 else ""))
     if rep.get("knockout"):
-        from .knockout import render_bracket
         lines += render_bracket(rep["knockout"])
     if rep["worker_deaths"] or rep["failed_games"]:
         lines.append(f"worker deaths: {rep['worker_deaths']}, failed games: {rep['failed_games']}")
@@ -271,3 +270,23 @@ def render_csv(rep: dict) -> str:
             row["elo_low"], row["elo_high"] = r["elo_ci"]
         w.writerow(row)
     return buf.getvalue()
+
+
+def render_bracket(knockout: dict) -> list[str]:
+    """The bracket as text lines for the standings."""
+    lines = [f"knockout ({knockout['pairs']} pair{'s' if knockout['pairs'] != 1 else ''} a tie, up to "
+             f"{knockout['extra_pairs']} more when level): champion {knockout['champion'] or 'not decided yet'}"]
+    for ties in knockout["rounds"]:
+        for t in ties:
+            a, b = (x or "-" for x in t["bots"])
+            if t["how"] == "bye":
+                text = f"{t['winner']} (bye)"
+            elif t["how"] == "waiting":
+                text = f"{a} vs {b}: waiting"
+            else:
+                score = f"{t['points'][0]:g} : {t['points'][1]:g} in {t['games']} games"
+                how = {"points": "", "extra pairs": ", after extra pairs", "seed": ", level: the better seed",
+                       None: ""}[t["how"]]
+                text = f"{a} vs {b}: {score}" + (f", {t['winner']} through{how}" if t["winner"] else ", playing")
+            lines.append(f"  round {t['round']} tie {t['tie']}: {text}")
+    return lines
