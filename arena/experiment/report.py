@@ -10,6 +10,7 @@ from pathlib import Path
 from ..errors import UsageError
 from .actions import report_lines as action_report_lines
 from .config import ExperimentConfig
+from .markdown import table as _table
 from engine.stats import compare
 
 CHARTS = ("seat-wins.png", "scores.png", "rounds.png", "completed.png")
@@ -39,12 +40,6 @@ def _mean(x: dict | None, digits: int = 2, sign: bool = False) -> str:
         return "-"
     f = f"{{:{'+' if sign else ''}.{digits}f}}"
     return f"{f.format(x['mean'])} [{f.format(x['low'])}, {f.format(x['high'])}]"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return out
 
 
 def render_markdown(cfg: ExperimentConfig, run: dict, comp: dict, charts: list[str], extra: dict | None = None) -> str:

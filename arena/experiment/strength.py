@@ -17,6 +17,7 @@ from engine import compile_rules
 from engine.stats import wilson
 
 from ..tournament.schedule import group_seed
+from .markdown import table as _table
 
 YARDSTICK = "greedy"
 #: a points share against greedy at or below this is a weak bot
@@ -95,8 +96,6 @@ def weak(name: str, fig: dict) -> bool:
 
 def report_lines(figs: dict) -> list[str]:
     """The report's section on the bots' strength."""
-    from .report import _table
-
     lines = ["", "## The bots' strength", "",
              "Points share: a bot's points over its and greedy's points in games against `greedy` "
              "(50% is greedy's strength).", ""]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from engine.stats import paired, win_share
 
+from .markdown import table as _table
 from .sequential import FIGURES
 
 
@@ -77,8 +78,6 @@ def _fmt(x: dict, pct: bool) -> str:
 
 def sweep_lines(cfg, table: dict, charts: list[str]) -> list[str]:
     """The Markdown of the sweep: a table per figure against the swept values."""
-    from .report import _table
-
     axes = cfg.axes
     ref = next(rs for rs in cfg.rule_sets if rs.name == next(iter(table.values()))["reference"])
     by_values = {rs.values: rs.name for rs in cfg.rule_sets if rs.values}
@@ -208,8 +207,6 @@ def sweep_charts(out: Path, cfg, table: dict) -> list[str]:
 
 def sequential_lines(cfg, seq: dict) -> list[str]:
     """The games each rule set needed and why it stopped (``until:``), or the search's outcome."""
-    from .report import _table
-
     rule = cfg.stop
     states = seq["rule_sets"]
     total = sum(s["games"] for s in states.values())
