@@ -68,13 +68,38 @@ def cluster_clean_cmd(
                                                          "whose lease holds (only when no coordinator plays)."),
 ) -> None:
     """Remove what runs whose coordinators are gone left on the workers: their bot processes
-    end, their bundles and folders go."""
-    from ..cluster.worker import clean_worker
+    end, their bundles and folders go, and the scheduler forgets their plugins (a worker
+    that joins later does not get them)."""
+    from ..cluster.worker import LEASE_KEY, clean_worker, lease_lapsed, stamp_lease
 
     with _client(address) as client:
         gone = client.run(clean_worker, everything)
+        stamps = client.get_metadata([LEASE_KEY], default=None) or {}
+        dropped = {name for names in gone.values() for name in names}
+        forgot = []
+        for name in _registered_runs(client):
+            stamp = stamps.get(name) if isinstance(stamps, dict) else None
+            # a run whose coordinator still stamps its lease stays (unless --all)
+            if everything or lease_lapsed(stamp) or (stamp is None and name in dropped):
+                try:
+                    client.unregister_worker_plugin(name)
+                except Exception:  # a worker had already dropped it: the scheduler forgot it all the same
+                    pass
+                stamp_lease(client, name, None)
+                forgot.append(name)
     total = sum(len(v) for v in gone.values())
     for worker, names in sorted(gone.items()):
         for name in names:
             typer.echo(f"{worker}: removed {name}")
-    typer.echo(f"removed {total} run(s) from {len(gone)} worker(s)")
+    for name in forgot:
+        typer.echo(f"scheduler: forgot {name} (workers that join do not get it)")
+    typer.echo(f"removed {total} run(s) from {len(gone)} worker(s); the scheduler forgot {len(forgot)}")
+
+
+def _registered_runs(client) -> list[str]:
+    """The arena runs whose worker plugins the scheduler holds (and gives every worker that joins)."""
+
+    def names(dask_scheduler=None):  # defined here: it travels by value (the scheduler need not have the arena)
+        return sorted(n for n in dask_scheduler.worker_plugins if str(n).startswith("arena-run-"))
+
+    return client.run_on_scheduler(names)

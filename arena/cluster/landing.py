@@ -7,7 +7,9 @@ already capped at ``log_kb`` per bot and game by the referee on the worker).
 ``replay_path``, each log to the request's ``log_dir`` under the name the referee gave it
 (mode 0600), and keeps the folder's cap (``log_total_mb``, 256 MB by default) here, where
 the folder is. The texts leave the record; ``replay_path`` and ``stderr_log`` name the
-written files, as they do for a local game.
+written files, as they do for a local game. What a bot wrote to a game's log after the
+record left its worker (its last words after ``game_over``) comes later and is appended to
+that log (:meth:`Landing.append`), as a local log file keeps it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Landing:
 
     def __init__(self):
         self.used: dict[str, int] = {}
+        self.early: dict[str, bytes] = {}  # late lines whose game's log is not written yet
 
     def _usage(self, log_dir: Path) -> int:
         key = str(log_dir)
@@ -69,4 +72,36 @@ class Landing:
                 os.close(fd)
             self.used[str(folder)] += len(data)
             seat["stderr_log"] = str(target)
+            more = self.early.pop(str(target), None)
+            if more:
+                self._append(target, more, limit)
         return outcome
+
+    def append(self, late, limit_mb: int = DEFAULT_LOG_TOTAL_MB) -> None:
+        """Append ``late`` -- ``(folder, name, bytes)``: what bots wrote to their games' logs
+        after the records left the worker -- to those logs (kept until the log is written,
+        when its record has not come yet), within the folder's cap of ``limit_mb``."""
+        for folder, name, data in late or ():
+            if not folder or not name or not data:
+                continue
+            target = Path(folder) / os.path.basename(name)
+            if target.exists():
+                self._append(target, data, limit_mb << 20)
+            else:
+                self.early[str(target)] = self.early.get(str(target), b"") + data
+
+    def _append(self, target: Path, data: bytes, limit: int) -> None:
+        room = max(0, limit - self._usage(target.parent))
+        if room <= 0:
+            return  # the folder's cap was reached: the log already ends with the marker
+        if len(data) > room:
+            data = data[:room] + (b"\n[arena: the logs in this folder reached their cap of %d MB]\n" % (limit >> 20))
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+        except OSError:
+            return
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        self.used[str(target.parent)] += len(data)

@@ -20,9 +20,13 @@ asked for, and its record says the tier it had and the one it asked for (``reque
 them, plays the game with :func:`arena.tournament.executors.execute`, and -- when the
 request says ``return_files`` -- moves the replay and each seat's stderr log into the
 record (``outcome["replay_text"]``, ``seat["stderr_text"]``) and deletes them here, so a
-worker keeps nothing of a game and writes nothing the coordinator must read. When the
-plugin is removed (the run ended) or the worker closes, the pool's processes are killed
-and the folder is deleted.
+worker keeps nothing of a game and writes nothing the coordinator must read. A bot whose
+process goes back to the pool may still write to its game's log after ``game_over``: what
+it writes later travels with the worker's next batch (``late`` beside the batch's
+records) or, at the end of the run, in the answer of :func:`finish_logs`, and the
+coordinator appends it to that game's log -- so every line a bot writes reaches the log a
+local run would have put it in. When the plugin is removed (the run ended) or the worker
+closes, the pool's processes are killed and the folder is deleted.
 """
 
 from __future__ import annotations
@@ -61,6 +65,37 @@ except ImportError:  # the project without its cluster extra: the class still im
 #: how long a run's plugin keeps its bots and bundles on a worker without word from its
 #: coordinator (games, or the renewal it sends every third of this)
 LEASE_S = 120.0
+#: the scheduler's metadata under which each run's coordinator stamps its lease
+#: (``{"at": time.time(), "lease_s": ...}``, renewed with the workers' leases): the word a
+#: worker that joins, or whose lease lapsed, asks for before it sets a run up or has the
+#: scheduler forget it
+LEASE_KEY = "arena-lease"
+
+
+def stamp_lease(client, name: str, lease_s: float | None) -> None:
+    """The coordinator's word on the scheduler that run ``name`` goes on (None: it ended)."""
+    client.set_metadata([LEASE_KEY, name], None if lease_s is None else {"at": time.time(), "lease_s": lease_s})
+
+
+def lease_lapsed(stamp, now: float | None = None) -> bool:
+    """Whether a stamp of :func:`stamp_lease` is older than its lease."""
+    if not isinstance(stamp, dict):
+        return False
+    try:
+        return (time.time() if now is None else now) - float(stamp["at"]) > float(stamp["lease_s"])
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+async def _stamp_of(worker, name: str) -> tuple[bool, object]:
+    """``(asked, stamp)``: the run's lease stamp on the scheduler, asked from a worker."""
+    import asyncio
+
+    try:
+        stamp = await asyncio.wait_for(worker.scheduler.get_metadata(keys=[LEASE_KEY, name], default=None), 10)
+    except Exception:  # the scheduler is away: nothing is decided on no word
+        return False, None
+    return True, stamp
 
 
 class ArenaWorker(_Plugin):
@@ -69,8 +104,13 @@ class ArenaWorker(_Plugin):
     Its pools and bundles are held on a *lease*: every game renews it, and so does the
     coordinator (:func:`renew_lease`, every third of ``lease_s``) while the run lasts. A
     lease that lapses -- the coordinator was killed and the run never resumed -- ends the
-    pools and deletes the folder (the plugin stays, empty, until the next run's start or
-    ``arena cluster clean`` removes it; a run that comes back sets it up again)."""
+    pools and deletes the folder (a run that comes back sets it up again).
+
+    A lapsed lease also lapses on the scheduler: the coordinator stamps its lease there too
+    (:func:`stamp_lease`), and a worker whose lease lapsed has the scheduler forget the
+    plugin when that stamp lapsed as well -- it is removed from every worker and a worker
+    that joins later does not get it; a worker that joins while a lapsed run is still
+    registered does not set it up, and has it forgotten."""
 
     idempotent = False
 
@@ -87,6 +127,8 @@ class ArenaWorker(_Plugin):
         self.lapsed = False
         self._watch: threading.Thread | None = None
         self._closed = threading.Event()
+        self.tails: dict[int, list[_Tail]] = {}  # per worker thread: game logs that may still grow
+        self.worker = None  # the Dask worker it was set up on
 
     def __getstate__(self):
         return {"name": self.name, "lease_s": self.lease_s}
@@ -109,9 +151,48 @@ class ArenaWorker(_Plugin):
                 log.warning("the lease of %s lapsed: its bots and bundles are removed", self.name)
                 self.lapsed = True
                 self.teardown()
+                self.forget_later()
+
+    def forget_later(self) -> None:
+        """Have the scheduler forget this run's plugin if its coordinator's stamp lapsed too."""
+        worker = self.worker
+        loop = getattr(worker, "loop", None)
+        if loop is not None:
+            try:
+                loop.add_callback(self._forget, worker)
+            except RuntimeError:  # the worker's loop is closed: the worker is going
+                pass
+
+    async def _forget(self, worker) -> None:
+        asked, stamp = await _stamp_of(worker, self.name)
+        if not asked or (stamp is not None and not lease_lapsed(stamp)):
+            return  # no word, or the run goes on (resumed): it stays
+        log.warning("the run %s lapsed: the scheduler forgets its plugin", self.name)
+        try:
+            await worker.scheduler.unregister_worker_plugin(name=self.name)
+        except Exception:  # another worker had it forgotten first
+            pass
 
     # -- the plugin's life ------------------------------------------------------------
-    def setup(self, worker=None) -> None:
+    def setup(self, worker=None):
+        """Set up on a worker (Dask awaits what this returns): unless the run's lease lapsed
+        on the scheduler, before this worker joined."""
+        if worker is None or getattr(worker, "loop", None) is None:
+            return self._setup(worker)
+        return self._setup_unless_lapsed(worker)
+
+    async def _setup_unless_lapsed(self, worker) -> None:
+        self.worker = worker
+        asked, stamp = await _stamp_of(worker, self.name)
+        if asked and lease_lapsed(stamp):
+            log.warning("the run %s lapsed before this worker joined: it is not set up here", self.name)
+            self.lapsed = True
+            self.forget_later()
+            return
+        self._setup(worker)
+
+    def _setup(self, worker=None) -> None:
+        self.worker = worker
         self.worker_address = getattr(worker, "address", "") or ""
         self.renewed = time.monotonic()
         self.lapsed = False
@@ -150,6 +231,8 @@ class ArenaWorker(_Plugin):
                 pool.close()
             except Exception:  # closing is best effort: the folder must still go
                 log.exception("closing a bot pool")
+        with self.lock:
+            self.tails = {}
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
@@ -166,6 +249,40 @@ class ArenaWorker(_Plugin):
             if pool is None:
                 pool = self.pools[ident] = ProcessPool()
             return pool
+
+    def keep_tail(self, source, sent: int, folder: str | None, name: str | None) -> None:
+        """A game's log, ``sent`` bytes of it in the record: what its bot writes after that
+        (after ``game_over``, while its process waits in the pool) goes to ``folder/name``
+        on the coordinator later (:meth:`late`)."""
+        if folder and name:
+            with self.lock:
+                self.tails.setdefault(threading.get_ident(), []).append(_Tail(source, sent, folder, name))
+
+    def late(self, everything: bool = False) -> list[tuple[str, str, bytes]]:
+        """``(folder, name, bytes)`` the bots of this thread's games wrote to their logs
+        since they were sent (every thread's with ``everything``); a log whose process went
+        on to another game, or ended, is read a last time and forgotten."""
+        me = threading.get_ident()
+        with self.lock:
+            threads = list(self.tails) if everything else [me]
+            found = {t: self.tails.pop(t, []) for t in threads}
+            pools = [self.pools[t] for t in threads if t in self.pools]
+        open_logs = {_log_key(entry.bot.transport.stderr_path) for pool in pools
+                     for queue in list(getattr(pool, "idle", {}).values()) for entry in list(queue)}
+        out, keep = [], {}
+        for thread, tails in found.items():
+            for tail in tails:
+                data = tail.more()
+                if data:
+                    out.append((tail.folder, tail.name, data))
+                if _log_key(tail.source) in open_logs:
+                    keep.setdefault(thread, []).append(tail)
+                else:
+                    tail.forget()
+        with self.lock:
+            for thread, tails in keep.items():
+                self.tails.setdefault(thread, [])[:0] = tails
+        return out
 
     def bundle_dir(self, digest: str, data) -> Path:
         """The unpacked (and built) bundle ``digest``: unpacked once per worker."""
@@ -186,6 +303,62 @@ class ArenaWorker(_Plugin):
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
             return dest
+
+
+class _Tail:
+    """A game's stderr log on this worker (a :class:`~arena.process.transport.MemoryLog`,
+    or a file of a game function's own) and how much of it the coordinator has."""
+
+    __slots__ = ("source", "sent", "folder", "name")
+
+    def __init__(self, source, sent: int, folder: str, name: str):
+        self.source, self.sent, self.folder, self.name = source, sent, folder, name
+
+    def more(self) -> bytes:
+        """What was written since it was last sent."""
+        if isinstance(self.source, (str, os.PathLike)):
+            try:
+                with open(self.source, "rb") as f:
+                    f.seek(self.sent)
+                    data = f.read()
+            except OSError:
+                return b""
+        else:
+            data = bytes(self.source.data[self.sent:])
+        self.sent += len(data)
+        return data
+
+    def forget(self) -> None:
+        """Nothing more will come: a file goes."""
+        if isinstance(self.source, (str, os.PathLike)):
+            try:
+                os.unlink(self.source)
+            except OSError:
+                pass
+
+
+def _log_key(source):
+    """What a bot's process writes its stderr to, as a comparable key (a log object by identity)."""
+    if source is None:
+        return None
+    return ("file", str(source)) if isinstance(source, (str, os.PathLike)) else ("log", id(source))
+
+
+def finish_logs(name: str, dask_worker=None) -> list[tuple[str, str, bytes]]:
+    """Run on every worker by the coordinator at the end of a run, before its plugin goes:
+    close the run's bot processes (each reads ``quit`` after its last ``game_over``, as at
+    the end of a local run) and return what they wrote since their games were sent."""
+    plugin = (dask_worker.plugins if dask_worker is not None else {}).get(name)
+    if plugin is None or not isinstance(plugin, ArenaWorker):
+        return []
+    with plugin.lock:
+        pools, plugin.pools = plugin.pools, {}
+    for pool in pools.values():
+        try:
+            pool.close()
+        except Exception:  # closing is best effort: the logs are still read
+            log.exception("closing a bot pool")
+    return plugin.late(everything=True)
 
 
 def renew_lease(name: str, dask_worker=None) -> bool:
@@ -209,6 +382,9 @@ def drop_lapsed(worker, keep: str | None = None, everything: bool = False) -> li
             plugin.teardown()
             worker.plugins.pop(name, None)
             gone.append(name)
+            if not everything:
+                plugin.worker = plugin.worker or worker
+                plugin.forget_later()  # and on the scheduler, when its stamp lapsed there too
     return gone
 
 
@@ -305,8 +481,8 @@ def _plugin(name: str) -> ArenaWorker:
     plugin = worker.plugins.get(name)
     if plugin is None:
         raise RuntimeError(f"the arena worker plugin {name} is not registered on {worker.address}")
-    if plugin.root is None:  # set up lazily if the worker did not call setup (it always should)
-        plugin.setup(worker)
+    if plugin.root is None:  # set up lazily: its lease lapsed, and the run came back
+        plugin._setup(worker)
     return plugin
 
 
@@ -411,6 +587,8 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
             record.setdefault("requested", asked.get("tier", "auto") if isinstance(asked, dict) else asked)
         if collect:
             _collect(reply["outcome"], replay)
+        if returned and isinstance(reply, dict) and isinstance(reply.get("outcome"), dict):
+            _send_logs(plugin, reply["outcome"], payload["request"].get("log_dir"))
     finally:
         plugin.active -= 1
         plugin.renew()
@@ -433,15 +611,16 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
     paid once for all of them); each game's result is ``("ok", reply)``, ``("error",
     ArenaError)`` or ``("failed", description)``, so one game's failure is not its
     neighbours'. A run that ended (its plugin removed) plays no further game of the batch:
-    the rest come back as ``("skipped", None)``. The list comes pickled: Dask sizes and
-    ships bytes at no cost, where it would walk every record's nested dicts."""
+    the rest come back as ``("skipped", None)``. Beside the results, ``late``: what bots of
+    this worker thread's earlier games wrote to their logs after those were sent
+    (``(folder, name, bytes)``, see :meth:`ArenaWorker.late`). ``(results, late)`` comes
+    pickled: Dask sizes and ships bytes at no cost, where it would walk every record's
+    nested dicts."""
     import pickle
 
     from ..tournament.executors import _describe
 
     from distributed import get_worker
-
-    from ..referee import settle_logs
 
     out = []
     for payload in payloads:
@@ -456,14 +635,33 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
             out.append(("error", ArenaError(str(exc))))  # pickles whatever the subclass
         except Exception as exc:  # told by its description: not every exception pickles
             out.append(("failed", _describe(exc)))
-    # the bots' last words after game_over, as a log file on disk would keep them
-    settle_logs([reply["outcome"] for kind, reply in out if kind == "ok" and isinstance(reply, dict)
-                 and isinstance(reply.get("outcome"), dict)])
-    return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+    # the bots' words after game_over that came after their games' records were made
+    plugin = get_worker().plugins.get(payloads[0]["plugin"]) if payloads else None
+    late = plugin.late() if isinstance(plugin, ArenaWorker) else []
+    return pickle.dumps((out, late), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _send_logs(plugin: ArenaWorker, outcome: dict, folder: str | None) -> None:
+    """Each seat's log as text in the record, as much as its bot has written now; the log
+    is kept (:meth:`ArenaWorker.keep_tail`) for what the bot writes after."""
+    from ..process.transport import MemoryLog
+
+    for seat in outcome.get("seats") or []:
+        if not isinstance(seat, dict):
+            continue
+        source = seat.pop("_log_source", None)
+        text = seat.get("stderr_text")
+        if isinstance(text, MemoryLog):
+            data = bytes(text.data)
+            seat["stderr_text"] = data.decode("utf-8", "replace")
+            plugin.keep_tail(text, len(data), folder, seat.get("stderr_log"))
+        elif source is not None:
+            plugin.keep_tail(source[0], source[1], folder, seat.get("stderr_log"))
 
 
 def _collect(outcome: dict, replay: Path | None) -> None:
-    """Move the game's replay and logs into its record; delete them here."""
+    """Move the game's replay and logs into its record; delete the replay here (a log goes
+    once its bot has moved on: :meth:`ArenaWorker.late`)."""
     path = outcome.get("replay_path")
     for candidate in {p for p in (str(replay) if replay else None, path) if p}:
         try:
@@ -477,8 +675,10 @@ def _collect(outcome: dict, replay: Path | None) -> None:
         if not log_path:
             continue
         try:
-            seat["stderr_text"] = Path(log_path).read_bytes().decode("utf-8", "replace")
-            os.unlink(log_path)
+            data = Path(log_path).read_bytes()
         except OSError:
-            seat["stderr_text"] = ""
+            data = None
+        seat["stderr_text"] = "" if data is None else data.decode("utf-8", "replace")
+        if data is not None:  # the file stays while its bot may still write to it (see _send_logs)
+            seat["_log_source"] = (str(log_path), len(data))
         seat["stderr_log"] = os.path.basename(log_path)

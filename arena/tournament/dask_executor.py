@@ -45,7 +45,8 @@ import threading
 import time
 
 from ..errors import ArenaError, UsageError
-from ..cluster.worker import LEASE_S, play_batch
+from ..cluster.landing import DEFAULT_LOG_TOTAL_MB
+from ..cluster.worker import LEASE_S, finish_logs, play_batch, stamp_lease
 from .executors import GameFailed, _describe, count_losses
 from .schedule import WAIT
 
@@ -65,9 +66,14 @@ class DaskExecutor:
 
     Elastic: the tasks in flight follow the workers the scheduler has now (a worker that
     joins mid-run gets games at once); the run says how many workers it has, and which
-    refuse its sandbox tier, at the start and whenever that changes. The run's plugin holds
-    its pools and bundles on each worker on a lease (``ARENA_CLUSTER_LEASE_S``, default
-    120 s) that this executor renews; a lost scheduler is one sentence (:class:`SchedulerLost`)."""
+    refuse its sandbox tier, at the start and whenever that changes; a scheduler with no
+    worker (a run resumed right after the scheduler restarted) is waited for, said in one
+    line, and the games go to the first worker that joins. The run's plugin holds its pools
+    and bundles on each worker on a lease (``ARENA_CLUSTER_LEASE_S``, default 120 s) that
+    this executor renews, on the workers and on the scheduler (where a worker that joins
+    reads it); a lost scheduler is one sentence (:class:`SchedulerLost`). What bots write to
+    a game's log after its record left the worker comes with a later batch, or from
+    :func:`~arena.cluster.worker.finish_logs` at the end, and is appended to that log."""
 
     #: tasks in flight per worker thread: enough that a worker never waits for the
     #: scheduler's round trip between two tasks
@@ -96,6 +102,8 @@ class DaskExecutor:
         self._renewing = threading.Event()
         self._registered = False
         self._shipper: "_Shipper | None" = None
+        self._landing = None  # writes the records' files; appends the bots' late lines
+        self._log_mb = None  # the folder cap of the run's logs (log_total_mb), for late lines
         # the worker plugin's name: the same for a resumed run of the same output folder, so
         # registering it again replaces what a killed coordinator left on the workers
         ident = f"{socket.gethostname()}:{run}" if run else uuid.uuid4().hex
@@ -141,9 +149,10 @@ class DaskExecutor:
         submits: dict[str, int] = {}
         inflight: dict = {}  # future key -> (future, its games, their requests: where files land)
         refusing: set[str] = set()  # workers that refused the run's tier
-        landing = Landing()
+        landing = self._landing = self._landing or Landing()
         shipper = self._shipper = self._shipper or _Shipper(client)
         if not self._registered:
+            stamp_lease(client, self.plugin, self.lease_s)  # first: a worker sets up a run whose stamp holds
             client.register_plugin(ArenaWorker(self.plugin, self.lease_s), name=self.plugin)
             self._registered = True
             self._start_renewing()
@@ -168,15 +177,36 @@ class DaskExecutor:
                 except Exception:  # the scheduler is gone: said where a result is awaited
                     info = None
                 if info is not None:
-                    size["threads"] = sum(int(w.get("nthreads") or 1) for w in info.values()) or 1
+                    size["threads"] = sum(int(w.get("nthreads") or 1) for w in info.values())
                     size["workers"] = tuple(info)
                     said = (len(info), size["threads"])
                     if said != size["said"]:
                         size["said"] = said
-                        self.echo(f"the cluster has {said[0]} worker{'s' if said[0] != 1 else ''} "
-                                  f"({said[1]} thread{'s' if said[1] != 1 else ''})")
+                        if info:
+                            self.echo(f"the cluster has {said[0]} worker{'s' if said[0] != 1 else ''} "
+                                      f"({said[1]} thread{'s' if said[1] != 1 else ''})")
+                        else:
+                            where = self.address or "ADDRESS"
+                            self.echo(f"the dask scheduler at {self.address or 'the given client'} has no "
+                                      f"workers: waiting for workers to join (`dask worker {where}` starts one)")
                     say_tiers()
             return size["threads"]
+
+        def wait_for_workers() -> int:
+            """Block until the scheduler has a worker (said once, by workers_now); its threads."""
+            while True:
+                size["checked"] = 0.0
+                try:
+                    threads = workers_now()
+                except Exception:
+                    threads = 0
+                if threads:
+                    return threads
+                if _scheduler_gone(client):
+                    raise SchedulerLost(self._lost())
+                time.sleep(0.5)
+
+        shipper.wait_for_workers = wait_for_workers
 
         def say_tiers() -> None:
             """Name the sandbox tier of each worker not named yet (a run of bot processes)."""
@@ -220,6 +250,8 @@ class DaskExecutor:
 
         def fill():
             threads = workers_now()
+            if not threads and not inflight and not stop():
+                threads = wait_for_workers()  # nothing can play until one joins
             while len(inflight) < self.queued * threads and not stop():
                 in_sight = look_ahead(threads)
                 if not retry and not ahead:
@@ -292,7 +324,7 @@ class DaskExecutor:
                 report_deaths()
                 _, group, sent_requests = inflight.pop(fut.key)
                 try:
-                    results = pickle.loads(_unwrap(fut, value))  # see play_batch
+                    results, late = pickle.loads(_unwrap(fut, value))  # see play_batch
                 except CancelledError as exc:  # a bundle it needed was lost with its workers
                     if _scheduler_gone(client):
                         raise SchedulerLost(self._lost()) from None
@@ -317,6 +349,9 @@ class DaskExecutor:
                 else:
                     for task, request, result in zip(group, sent_requests, results):
                         yield from settle(task, request, *result)
+                    self._log_mb = self._log_mb or _log_mb(sent_requests)
+                    if late:  # what bots wrote after game_over, since their games were sent
+                        landing.append(late, self._log_mb)
                 fut.release()
                 if not stop():
                     fill()
@@ -360,6 +395,7 @@ class DaskExecutor:
             while not self._renewing.wait(every):
                 try:
                     client.run(renew_lease, name, wait=False)
+                    stamp_lease(client, name, self.lease_s)  # the scheduler's word, for workers that join
                 except Exception:  # the scheduler is away: the lease may lapse, the run says why
                     pass
 
@@ -380,8 +416,22 @@ class DaskExecutor:
             self._shipper = None
         if self._registered:
             self._registered = False
+            if self._landing is not None and not _scheduler_gone(client):
+                # the bots' last words: each reads quit after its last game_over, as at the end
+                # of a local run, and what it wrote since its game was sent lands in that log
+                try:
+                    found = client.run(finish_logs, self.plugin, on_error="return")
+                except Exception:  # the connection may be gone already
+                    found = {}
+                for late in found.values():
+                    if isinstance(late, list):
+                        self._landing.append(late, self._log_mb or DEFAULT_LOG_TOTAL_MB)
             try:
                 client.unregister_worker_plugin(self.plugin)
+            except Exception:  # the connection may be gone already
+                pass
+            try:
+                stamp_lease(client, self.plugin, None)
             except Exception:  # the connection may be gone already
                 pass
         if self._own:
@@ -438,6 +488,15 @@ class Timing:
         if len(self.latest) >= 4:
             return max(statistics.fmean(self.latest), 1e-3)
         return None
+
+
+def _log_mb(requests: list) -> int:
+    """The cap of a run's log folder (``log_total_mb``), from its games' requests."""
+    for request in requests:
+        mb = (request.get("sandbox_options") or {}).get("log_total_mb")
+        if mb is not None:
+            return int(mb)
+    return DEFAULT_LOG_TOTAL_MB
 
 
 def _bots(task) -> tuple:
@@ -504,6 +563,8 @@ class _Shipper:
         self.client = client
         self.bundler = Bundler()
         self.futures: dict[str, object] = {}
+        #: blocks until the scheduler has a worker again (set by DaskExecutor.run)
+        self.wait_for_workers: Callable[[], int] = lambda: 1
 
     def prepare(self, payload: dict, plugin: str) -> tuple[dict, dict]:
         request = dict(payload["request"])
@@ -530,7 +591,14 @@ class _Shipper:
         if fut is None:
             # held by one worker, fetched from it by the others; lost with it, it is scattered
             # again and the games that needed it are rescheduled (see run())
-            fut = self.client.scatter(bundle.data, hash=False)
+            while True:
+                try:
+                    fut = self.client.scatter(bundle.data, hash=False)
+                    break
+                except TimeoutError as exc:  # every worker left: it goes when one is back
+                    if "no valid workers" not in str(exc).lower():
+                        raise
+                    self.wait_for_workers()
             self.futures[bundle.digest] = fut
         return fut
 
