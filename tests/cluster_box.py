@@ -73,8 +73,9 @@ class BoxedCluster:
             self.add_worker(f"box{i}")
         from distributed import Client
 
-        with Client(self.address, timeout="30s") as client:
-            client.wait_for_workers(self.count, timeout=120)
+        if self.count:
+            with Client(self.address, timeout="30s") as client:
+                client.wait_for_workers(self.count, timeout=120)
         return self
 
     def add_worker(self, name: str) -> None:
@@ -100,6 +101,24 @@ class BoxedCluster:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(10)
         self.procs = []
+
+
+class PlainCluster(BoxedCluster):
+    """The same scheduler and worker processes, without boxes (no bubblewrap, no root):
+    for what concerns the scheduler and its workers, not what a worker can see."""
+
+    def add_worker(self, name: str) -> None:
+        self._spawn(["dask", "worker", self.address, "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1",
+                     "--no-dashboard", "--name", name, "--death-timeout", "60"], name)
+
+
+def require_dask_command() -> None:
+    """Skip (or, with ``CI=true``, fail) unless the ``dask`` command is installed."""
+    if shutil.which("dask") is None:
+        why = "the dask command is not installed (pip install 'project-l-arena[cluster]')"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must test the cluster, but {why}")
+        pytest.skip(why)
 
 
 def installed_paths() -> list[Path]:

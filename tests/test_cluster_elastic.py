@@ -166,17 +166,21 @@ def test_a_coordinator_killed_and_never_resumed_leaves_nothing_after_its_lease(b
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(30)
     wait_nothing_left(box["cluster"].address, timeout=60)  # the lease lapses after 3 s
-    status = subprocess.run([sys.executable, "-m", "arena.cli", "cluster", "status", box["cluster"].address, "--json"],
-                            capture_output=True, text=True, timeout=120)
-    assert status.returncode == 0, status.stderr
-    runs = [r for w in json.loads(status.stdout).values() for r in w["runs"]]
-    assert runs and all(r["lapsed"] and r["bot_processes"] == 0 for r in runs), runs
+
+    def runs_left() -> list:
+        status = subprocess.run([sys.executable, "-m", "arena.cli", "cluster", "status", box["cluster"].address,
+                                 "--json"], capture_output=True, text=True, timeout=120)
+        assert status.returncode == 0, status.stderr
+        return [r for w in json.loads(status.stdout).values() for r in w["runs"]]
+
+    # the scheduler forgets the lapsed run too: no worker keeps its plugin, none that joins gets it
+    deadline = time.monotonic() + 60
+    while runs_left():
+        assert time.monotonic() < deadline, runs_left()
+        time.sleep(0.5)
     cleaned = subprocess.run([sys.executable, "-m", "arena.cli", "cluster", "clean", box["cluster"].address],
                              capture_output=True, text=True, timeout=120)
-    assert cleaned.returncode == 0 and "removed" in cleaned.stdout, cleaned.stderr
-    status = subprocess.run([sys.executable, "-m", "arena.cli", "cluster", "status", box["cluster"].address, "--json"],
-                            capture_output=True, text=True, timeout=120)
-    assert all(w["runs"] == [] for w in json.loads(status.stdout).values())
+    assert cleaned.returncode == 0 and "removed 0 run(s)" in cleaned.stdout, cleaned.stdout + cleaned.stderr
 
 
 @pytest.mark.slow
