@@ -14,7 +14,7 @@ import typer
 
 from .app import command, emit_json
 from ..errors import ArenaError, UsageError
-from .options import parse_rules
+from .options import FaultPolicy, IncrementMs, MoveMs, Params, Rules, Sandbox, StartupMs, parse_rules
 
 _warned: set = set()
 
@@ -45,18 +45,18 @@ def play_cmd(
     engine: List[str] = typer.Option([], "--engine", metavar="SPEC", help=ENGINE_HELP + " Fills the seats after --cmd bots."),
     seed: int = typer.Option(0, "--seed", help="Seed of the deal (R1.5)."),
     players: Optional[int] = typer.Option(None, "--players", min=1, max=4, help="Seats; the bots fill them in order, repeating if fewer."),
-    rules: str = typer.Option("", "--rules", help="Variants, comma-separated, e.g. revised,ghost."),
-    param: List[str] = typer.Option([], "--param", help="A rule parameter NAME=VALUE (repeatable), e.g. actions_per_turn=4."),
+    rules: Rules = "",
+    param: Params = [],
     deal: Optional[Path] = typer.Option(None, "--deal", help="JSON file with both decks' orders: {\"white\": [...], \"black\": [...]}."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object."),
     replay: Optional[Path] = typer.Option(None, "--replay", help="Write the replay (JSON, with per-move times and faults) to this file."),
-    sandbox: str = typer.Option("auto", "--sandbox", help="auto (the strongest tier here: strict where bubblewrap works), none, basic or strict (see docs/protocol.md)."),
+    sandbox: Sandbox = "auto",
     sandbox_fallback: Optional[str] = typer.Option(None, "--sandbox-fallback", help="The tier to play where --sandbox strict cannot run (the result says which tier the game had)."),
-    move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time limit of one move, in milliseconds."),
+    move_ms: MoveMs = 1000,
     game_ms: Optional[int] = typer.Option(None, "--game-ms", min=0, help="Time budget of a whole game (chess clock), in milliseconds."),
-    increment_ms: int = typer.Option(0, "--increment-ms", min=0, help="Added to the game budget after each move."),
-    startup_ms: int = typer.Option(10000, "--startup-ms", min=1, help="Time limit of the handshake."),
-    fault_policy: str = typer.Option("forfeit", "--fault-policy", help="forfeit (the seat passes for the rest of the game, R7.3) or random."),
+    increment_ms: IncrementMs = 0,
+    startup_ms: StartupMs = 10000,
+    fault_policy: FaultPolicy = "forfeit",
     pause_idle: bool = typer.Option(False, "--pause-idle", help="Stop the bots that are not on move (their whole process tree is frozen where a freezer cgroup is available, else their process group gets SIGSTOP)."),
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Keep each bot's stderr in this directory."),
 ) -> None:

@@ -1,11 +1,15 @@
 """Options read from the command line: rules (``--rules revised,ghost --param
-actions_per_turn=4``), what every bot gets (``--each``), and the bot name that is a program."""
+actions_per_turn=4``), what every bot gets (``--each``), the bot name that is a program, and
+the options several commands share, declared once (``Annotated`` aliases: ``MoveMs``,
+``Sandbox``, ``Wait`` ...)."""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Annotated, List, Optional
 
+import typer
 import yaml
 
 from engine import RuleSpec
@@ -96,3 +100,51 @@ def suggest_cmd(word: str) -> None:
     raise UsageError(f"{word!r} is not a registered bot (see `arena bots`) but a program: give it as "
                      f"--cmd \"{runner}{word}\" (each --cmd bot is named after its file: {path.stem}, or v2/bot "
                      f"when two files share a name)")
+
+
+# ------------------------------------------------------------ options shared by commands
+# One alias per option that means the same in several commands (``arena play``, ``match``,
+# ``run``): a command declares ``move_ms: MoveMs = 1000`` and the option reads and is
+# described alike everywhere.
+
+#: ``--rules``: the variants of ``play`` and ``match``
+Rules = Annotated[str, typer.Option("--rules", metavar="VARIANTS",
+                                    help="Variants, comma-separated, e.g. revised,ghost.")]
+#: ``--param``: a rule parameter of ``play`` and ``match``
+Params = Annotated[List[str], typer.Option("--param", metavar="NAME=VALUE",
+                                           help="A rule parameter (repeatable), e.g. actions_per_turn=4.")]
+MoveMs = Annotated[int, typer.Option("--move-ms", metavar="MS", min=1,
+                                     help="Time limit of one move, in milliseconds.")]
+IncrementMs = Annotated[int, typer.Option("--increment-ms", metavar="MS", min=0,
+                                          help="Added to the game budget after each move.")]
+StartupMs = Annotated[int, typer.Option("--startup-ms", metavar="MS", min=1, help="Time limit of the handshake.")]
+FaultPolicy = Annotated[str, typer.Option("--fault-policy", metavar="POLICY",
+                                          help="forfeit (the seat passes for the rest of the game, R7.3) or random.")]
+Sandbox = Annotated[str, typer.Option("--sandbox", metavar="TIER",
+                                      help="auto (the strongest tier here: strict where bubblewrap works), none, "
+                                           "basic or strict (see docs/protocol.md).")]
+#: ``--check/--no-check`` of ``run`` and ``match``
+Check = Annotated[Optional[bool], typer.Option("--check/--no-check",
+                                               help="Before the first game every command-line bot is started and "
+                                                    "must say ready (the games stop if one cannot); --check runs "
+                                                    "the whole conformance check (`arena check-bot`) instead, "
+                                                    "--no-check neither.")]
+AllowChanges = Annotated[bool, typer.Option("--allow-changes",
+                                            help="Continue a stored run although the time control, sandbox, fault "
+                                                 "policy or bot options changed (the change is recorded).")]
+GamesOut = Annotated[Optional[Path], typer.Option("--games-out", metavar="FILE",
+                                                  help="Append every game played to FILE, one JSON line each: its "
+                                                       "replay (moves included; `arena replay FILE` shows the "
+                                                       "first) with its result under \"game\" (cutechess-cli's "
+                                                       "-pgnout).")]
+LogProtocol = Annotated[Optional[Path], typer.Option("--log-protocol", metavar="FILE",
+                                                     help="Append every line sent to and read from the bot "
+                                                          "processes to FILE, with its time, game and seat (not "
+                                                          "with --inprocess).")]
+OutputFormat = Annotated[str, typer.Option("--output-format", metavar="FORMAT",
+                                           help="What is printed while games are played: arena (ours), "
+                                                "fastchess or cutechess (theirs, line for line, for scripts that "
+                                                "parse those programs' output; -o stays the output folder).")]
+Wait = Annotated[int, typer.Option("--wait", min=0, metavar="MS",
+                                   help="Each worker waits MS milliseconds between its games (cutechess-cli's "
+                                        "-wait).")]

@@ -7,8 +7,11 @@ from typing import Optional
 
 import typer
 
-from .app import command, emit_json
 from ..errors import ArenaError, UsageError
+from .app import command, emit_json
+from .live import Output, finish_run, line_buffered, run_match, stored_report
+from .options import AllowChanges, Check, GamesOut, LogProtocol, OutputFormat, Wait
+from .prechecks import check_bots, check_output_format, output_files, precheck
 
 
 @command("validate")
@@ -41,30 +44,6 @@ def validate_cmd(
                f"output {cfg.output}")
 
 
-
-def finish_run(cfg, summary: dict) -> dict:
-    """After a run (``arena run``, ``arena match``): the stored standings, and ``index.html``
-    written, its path put in ``summary["index"]``."""
-    from ..tournament.index import write_index
-
-    rep = stored_report(cfg)
-    # index.html with the standings and every game; HTML viewers for the first games only,
-    # so a long tournament is not slowed down (`arena index` writes them all).
-    summary["index"] = str(write_index(cfg.output, viewers=True, max_viewers=100))
-    return rep
-
-def stored_report(cfg) -> dict:
-    """The standings of what ``cfg``'s folder holds now (after an interrupted run too)."""
-    from ..tournament.standings import report
-    from ..tournament.store import Store
-
-    store = Store.open(cfg.output, create=False)
-    try:
-        return report(store)
-    finally:
-        store.close()
-
-
 @command("run")
 def run_cmd(
     file: Path = typer.Argument(..., help="A tournament file (YAML)."),
@@ -79,27 +58,15 @@ def run_cmd(
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, `arena deals make`): group i plays deal i "
                                               "(overrides the file's)."),
-    check: Optional[bool] = typer.Option(None, "--check/--no-check",
-                                         help="Before the first game every command-line bot is started and must "
-                                              "say ready (the run stops if one cannot); --check runs the whole "
-                                              "conformance check (`arena check-bot`) instead, --no-check neither."),
-    allow_changes: bool = typer.Option(False, "--allow-changes",
-                                       help="Continue a stored run although the time control, sandbox, fault "
-                                            "policy or bot options changed (the change is recorded)."),
-    games_out: Optional[Path] = typer.Option(None, "--games-out", metavar="FILE",
-                                             help="Append every game played to FILE, one JSON line each: its "
-                                                  "replay with its result (as `arena match --games-out`)."),
-    log_protocol: Optional[Path] = typer.Option(None, "--log-protocol", metavar="FILE",
-                                                help="Append every line to and from the bot processes to FILE, "
-                                                     "timed (as `arena match --log-protocol`)."),
-    output_format: str = typer.Option("arena", "--output-format", metavar="FORMAT",
-                                      help="arena (a progress bar, then the standings), fastchess or cutechess "
-                                           "(those programs' live lines, as `arena match --output-format`)."),
+    check: Check = None,
+    allow_changes: AllowChanges = False,
+    games_out: GamesOut = None,
+    log_protocol: LogProtocol = None,
+    output_format: OutputFormat = "arena",
     report_every: int = typer.Option(10, "--report-every", min=1, metavar="N",
                                      help="With --output-format fastchess or cutechess: their results block "
                                           "every N games (fastchess: pairs)."),
-    wait: int = typer.Option(0, "--wait", min=0, metavar="MS",
-                             help="Each worker waits MS milliseconds between its games (cutechess-cli's -wait)."),
+    wait: Wait = 0,
 ) -> None:
     """Run a tournament (or continue it: games already stored in the output folder are not replayed).
 
@@ -113,8 +80,6 @@ def run_cmd(
                                            play="inprocess" if inprocess else None, deals=deals)
     if cfg.play == "inprocess" and any(b.bot is None for b in cfg.bots):
         raise UsageError("--inprocess plays built-in bots only; this tournament has command-line bots")
-    from .match import check_bots, check_output_format, line_buffered, output_files, precheck, run_match
-
     fmt = check_output_format(output_format)
     if fmt != "arena" and as_json:
         raise UsageError("give --json or --output-format, not both")
@@ -137,8 +102,6 @@ def run_cmd(
         summary = run_tournament(cfg, progress=progress, allow_changes=allow_changes, wait_ms=wait, **files)
     except Interrupted as exc:  # Ctrl-C (exit 130) or SIGTERM (143): the standings so far first
         import json
-
-        from .match import Output
 
         # on stderr when stdout is gone (`arena run ... | tee log`: Ctrl-C stops tee too)
         Output(exc.signals).results([json.dumps({"interrupted": True, "summary": exc.summary,
