@@ -9,7 +9,8 @@ finished ahead of it, level with it, or behind it (at any number of seats).
 from __future__ import annotations
 
 from . import store
-from .views import all_games, base_name, leaderboard
+from .games import all_games
+from .views import base_name, leaderboard
 
 RESULTS = ("win", "draw", "loss")
 PER_PAGE = 50

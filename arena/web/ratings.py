@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ..league.table import league_table
 from ..tournament.ratings import fit_ratings
+from .games import all_games
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +213,6 @@ class RatingsKeeper:
             self.thread.join(wait_s)
 
     def _loop(self) -> None:
-        from . import views
         from .store import open_league
 
         try:
@@ -235,7 +235,7 @@ class RatingsKeeper:
                     due = time.monotonic() >= last_start + max(self.min_interval_s, 3 * last_took)
                     if state != seen and (entries_changed or due):
                         last_start = time.monotonic()
-                        games = views.all_games(league)
+                        games = all_games(league)
                         if self._snapshot is None and len(games) > 200:
                             # a quick first answer for the pages, the intervals follow
                             self._snapshot = snapshot(league, games, intervals=False, history=False)
