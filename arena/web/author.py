@@ -23,6 +23,8 @@ from starlette.routing import Route
 from . import store, views
 from .pages import check_section, elo_cells, esc, layout, link_bot, status_tag, when
 from .player import logs_dir
+from .reading import bearer, read_capped
+from .state import SiteState, site_of
 
 #: Games whose stderr each of an author's entries shows, and the bytes kept of each log (its end).
 LOG_GAMES = 5
@@ -151,47 +153,42 @@ def sign_in_page(error: str | None = None) -> str:
                   "<button type=\"submit\">Show</button></p></form>")
 
 
-def bearer(request: Request) -> str | None:
-    """The token of an ``Authorization: Bearer TOKEN`` header, if any."""
-    auth = request.headers.get("authorization", "")
-    return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+def _private_data(site: SiteState, token: str | None) -> tuple[int, dict | None]:
+    """``(200, what the author of token sees)``, or ``(401, None)`` for an unknown token."""
+    with views.opened(site.path) as league:
+        author = store.author_of(league, token)
+        if author is None:
+            return 401, None
+        return 200, site.public(private_view(league, author, site.settings))
 
 
-def routes(path: Path, settings, public) -> list[Route]:
-    """The routes of the private page of the league file ``path``."""
-    def work(token: str | None) -> tuple[int, dict | None]:
-        with views.opened(path) as league:
-            author = store.author_of(league, token)
-            if author is None:
-                return 401, None
-            return 200, public(private_view(league, author, settings))
+def me_form(request: Request) -> Response:
+    """Your bots: the form asking for your token (the page itself is answered to a POST)."""
+    return HTMLResponse(sign_in_page(), headers=PRIVATE)
 
-    def me_form(request: Request) -> Response:
-        """Your bots: the form asking for your token (the page itself is answered to a POST)."""
-        return HTMLResponse(sign_in_page(), headers=PRIVATE)
 
-    async def me(request: Request) -> Response:
-        """Your bots, submissions, build logs, check reports, your bots' recent stderr and your quota (form: token)."""
-        from .app import _read_capped
+async def me(request: Request) -> Response:
+    """Your bots, submissions, build logs, check reports, your bots' recent stderr and your quota (form: token)."""
+    try:
+        request._body = await read_capped(request, 8192)
+        form = await request.form(max_files=0, max_fields=2)
+        token = str(form.get("token") or "")
+    except Exception:  # too large, or not a form
+        token = ""
+    status, data = await run_in_threadpool(_private_data, site_of(request), token)
+    if data is None:
+        return HTMLResponse(sign_in_page("Unknown token: give the token the league's operator made for you."),
+                            status_code=401, headers=PRIVATE)
+    return HTMLResponse(private_page(data), headers=PRIVATE)
 
-        try:
-            request._body = await _read_capped(request, 8192)
-            form = await request.form(max_files=0, max_fields=2)
-            token = str(form.get("token") or "")
-        except Exception:  # too large, or not a form
-            token = ""
-        status, data = await run_in_threadpool(work, token)
-        if data is None:
-            return HTMLResponse(sign_in_page("Unknown token: give the token the league's operator made for you."),
-                                status_code=401, headers=PRIVATE)
-        return HTMLResponse(private_page(data), headers=PRIVATE)
 
-    async def api_me(request: Request) -> Response:
-        """Your bots, submissions (with logs), recent stderr and quota: Authorization: Bearer TOKEN."""
-        status, data = await run_in_threadpool(work, bearer(request))
-        if data is None:
-            return JSONResponse({"error": "unknown token: send Authorization: Bearer TOKEN with the token the "
-                                          "league's operator made for you"}, status_code=401, headers=PRIVATE)
-        return JSONResponse(data, headers=PRIVATE)
+async def api_me(request: Request) -> Response:
+    """Your bots, submissions (with logs), recent stderr and quota: Authorization: Bearer TOKEN."""
+    status, data = await run_in_threadpool(_private_data, site_of(request), bearer(request))
+    if data is None:
+        return JSONResponse({"error": "unknown token: send Authorization: Bearer TOKEN with the token the "
+                                      "league's operator made for you"}, status_code=401, headers=PRIVATE)
+    return JSONResponse(data, headers=PRIVATE)
 
-    return [Route("/me", me_form, methods=["GET"]), Route("/me", me, methods=["POST"]), Route("/api/me", api_me)]
+
+routes = [Route("/me", me_form, methods=["GET"]), Route("/me", me, methods=["POST"]), Route("/api/me", api_me)]

@@ -1,4 +1,13 @@
-"""What a server left behind when it was killed, found and ended before a new one starts.
+"""The lifetime of a served league: its background work started and stopped with the app
+(:func:`lifespan`), and what a server left behind when it was killed, found and ended before
+a new one starts (:func:`end_leftovers`).
+
+While the app runs, the ratings are refitted (:class:`.ratings.RatingsKeeper`),
+submissions are built and checked (:class:`.submissions.Pipeline`) and league games are
+played (:class:`.player.Player`), each in a thread of its own; when it stops, each is asked
+to stop, and the player's thread is waited for a few seconds (games in flight are dropped,
+never half-stored). A stop signal asks them all at once first
+(:meth:`.state.SiteState.stop_now`).
 
 A game worker dies with the server that forked it (:mod:`arena.tournament.executors`), but a
 server of an older version, or one killed while it forked, may leave processes behind: they
@@ -15,11 +24,32 @@ a backup or any other program using the file is never touched.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import time
 from pathlib import Path
+
+
+#: Seconds the player's thread is waited for when the app stops.
+PLAYER_STOP_S = 8.0
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    """The app's lifespan: the background work of ``app.state.site`` runs while the app does."""
+    from starlette.concurrency import run_in_threadpool
+
+    site = app.state.site
+    site.start()
+    try:
+        yield
+    finally:
+        site.pipeline.stop()
+        site.keeper.stop(wait_s=0)
+        if site.player is not None:
+            await run_in_threadpool(site.player.stop, PLAYER_STOP_S)
 
 
 def _alive(pid: int) -> bool:
