@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -46,53 +46,69 @@ def token_list_cmd(file: Path = typer.Argument(..., help="The league file.")) ->
     typer.echo("\n".join(names) if names else "no tokens yet: `arena league token new FILE AUTHOR`")
 
 
+# The options of `arena serve`, one alias each, so its signature reads as a list of names.
+LeagueFile = Annotated[Path, typer.Argument(help="The league file to serve and play.")]
+Host = Annotated[str, typer.Option("--host", help="Address to listen on (keep 127.0.0.1 behind a reverse proxy).")]
+Port = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on.")]
+Concurrency = Annotated[int, typer.Option("--concurrency", "-j", min=1, help="League games at once.")]
+Play = Annotated[bool, typer.Option("--play/--no-play", help="Play league games in the background.")]
+Dask = Annotated[Optional[str], typer.Option(
+    "--dask", metavar="ADDRESS",
+    help="Play the background games on the Dask cluster of this scheduler (tcp://host:8786); see docs/cluster.md.")]
+Pace = Annotated[float, typer.Option("--pace", min=0, help="League games per minute (0: as fast as the workers go).")]
+LiveDelay = Annotated[int, typer.Option(
+    "--live-delay", min=0, metavar="N",
+    help="Show strangers a game in flight N moves behind (its full record once it ends).")]
+PublicBuildLogs = Annotated[bool, typer.Option(
+    "--public-build-logs", help="Show every submission's build log to everyone, not only to its author.")]
+UnsafeSandbox = Annotated[Optional[str], typer.Option(
+    "--unsafe-sandbox", metavar="TIER",
+    help="Play submitted bots in a weaker sandbox tier than strict (basic or none): only for a private league.")]
+UnsafeBuildSandbox = Annotated[Optional[str], typer.Option(
+    "--unsafe-build-sandbox", metavar="TIER",
+    help="Build and check submissions in a weaker tier than strict (basic or none): only for a private league.")]
+BuildSandbox = Annotated[Optional[str], typer.Option("--build-sandbox", hidden=True)]
+BuildTimeout = Annotated[float, typer.Option("--build-timeout", min=1, help="Time limit of a build, in seconds.")]
+CheckTimeout = Annotated[float, typer.Option("--check-timeout", min=1,
+                                             help="Time limit of a conformance check, in seconds.")]
+BuildMemory = Annotated[int, typer.Option("--build-memory-mb", min=64,
+                                          help="Memory of a build's or a check's whole process tree, in MiB.")]
+MaxUpload = Annotated[int, typer.Option("--max-upload-kib", min=1, help="Largest package archive accepted, in KiB.")]
+PerHour = Annotated[int, typer.Option("--submissions-per-hour", min=0,
+                                      help="Submissions one author may make per hour (0: no limit).")]
+Pending = Annotated[int, typer.Option(
+    "--pending-per-author", min=0, help="Submissions of one author waiting or being built at once (0: no limit).")]
+PublicUrl = Annotated[Optional[str], typer.Option(
+    "--public-url", metavar="URL",
+    help="Where visitors reach the site (https://league.example.org), for the links of API answers; "
+         "default http://HOST:PORT.")]
+MaxConnections = Annotated[int, typer.Option(
+    "--max-connections", min=10,
+    help="Connections held at once; beyond, a new one closes the idle connection of the biggest holder, or is "
+         "refused if it is that holder.")]
+PerClient = Annotated[int, typer.Option(
+    "--per-client-connections", min=1,
+    help="Connections one client address (an IPv6 /64) may hold; beyond, 429. A trusted proxy is not limited.")]
+IdleTimeout = Annotated[float, typer.Option(
+    "--idle-timeout", min=0.5, help="Seconds a connection may wait without sending a byte of a request.")]
+HeaderTimeout = Annotated[float, typer.Option(
+    "--header-timeout", min=1, help="Seconds a request head may take from its first byte to its end.")]
+ForwardedAllowIps = Annotated[str, typer.Option(
+    "--forwarded-allow-ips", metavar="ADDRESSES",
+    help="Proxies whose X-Forwarded-For names the client (addresses or networks, comma-separated; * for any): "
+         "keep it to your proxy.")]
+
+
 @command("serve")
 def serve_cmd(
-    file: Path = typer.Argument(..., help="The league file to serve and play."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (keep 127.0.0.1 behind a reverse proxy)."),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on."),
-    concurrency: int = typer.Option(2, "--concurrency", "-j", min=1, help="League games at once."),
-    play: bool = typer.Option(True, "--play/--no-play", help="Play league games in the background."),
-    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS",
-                                       help="Play the background games on the Dask cluster of this scheduler "
-                                            "(tcp://host:8786); see docs/cluster.md."),
-    pace: float = typer.Option(30.0, "--pace", min=0, help="League games per minute (0: as fast as the workers go)."),
-    live_delay: int = typer.Option(0, "--live-delay", min=0, metavar="N",
-                                   help="Show strangers a game in flight N moves behind (its full record once it ends)."),
-    public_build_logs: bool = typer.Option(False, "--public-build-logs",
-                                           help="Show every submission's build log to everyone, not only to its author."),
-    unsafe_sandbox: Optional[str] = typer.Option(
-        None, "--unsafe-sandbox", metavar="TIER",
-        help="Play submitted bots in a weaker sandbox tier than strict (basic or none): only for a private league."),
-    unsafe_build_sandbox: Optional[str] = typer.Option(
-        None, "--unsafe-build-sandbox", metavar="TIER",
-        help="Build and check submissions in a weaker tier than strict (basic or none): only for a private league."),
-    build_sandbox: Optional[str] = typer.Option(None, "--build-sandbox", hidden=True),
-    build_timeout: float = typer.Option(300, "--build-timeout", min=1, help="Time limit of a build, in seconds."),
-    check_timeout: float = typer.Option(300, "--check-timeout", min=1, help="Time limit of a conformance check, in seconds."),
-    build_memory_mb: int = typer.Option(1024, "--build-memory-mb", min=64,
-                                        help="Memory of a build's or a check's whole process tree, in MiB."),
-    max_upload_kib: int = typer.Option(5120, "--max-upload-kib", min=1, help="Largest package archive accepted, in KiB."),
-    per_hour: int = typer.Option(10, "--submissions-per-hour", min=0,
-                                 help="Submissions one author may make per hour (0: no limit)."),
-    pending: int = typer.Option(2, "--pending-per-author", min=0,
-                                help="Submissions of one author waiting or being built at once (0: no limit)."),
-    public_url: Optional[str] = typer.Option(None, "--public-url", metavar="URL",
-                                             help="Where visitors reach the site (https://league.example.org), for "
-                                                  "the links of API answers; default http://HOST:PORT."),
-    max_connections: int = typer.Option(500, "--max-connections", min=10,
-                                        help="Connections held at once; beyond, a new one closes the idle "
-                                             "connection of the biggest holder, or is refused if it is that holder."),
-    per_client: int = typer.Option(32, "--per-client-connections", min=1,
-                                   help="Connections one client address (an IPv6 /64) may hold; beyond, 429. "
-                                        "A trusted proxy is not limited."),
-    idle_timeout: float = typer.Option(5.0, "--idle-timeout", min=0.5,
-                                       help="Seconds a connection may wait without sending a byte of a request."),
-    header_timeout: float = typer.Option(10.0, "--header-timeout", min=1,
-                                         help="Seconds a request head may take from its first byte to its end."),
-    forwarded_allow_ips: str = typer.Option("127.0.0.1,::1", "--forwarded-allow-ips", metavar="ADDRESSES",
-                                            help="Proxies whose X-Forwarded-For names the client (addresses or "
-                                                 "networks, comma-separated; * for any): keep it to your proxy."),
+    file: LeagueFile, host: Host = "127.0.0.1", port: Port = 8000, concurrency: Concurrency = 2, play: Play = True,
+    dask: Dask = None, pace: Pace = 30.0, live_delay: LiveDelay = 0, public_build_logs: PublicBuildLogs = False,
+    unsafe_sandbox: UnsafeSandbox = None, unsafe_build_sandbox: UnsafeBuildSandbox = None,
+    build_sandbox: BuildSandbox = None, build_timeout: BuildTimeout = 300, check_timeout: CheckTimeout = 300,
+    build_memory_mb: BuildMemory = 1024, max_upload_kib: MaxUpload = 5120, per_hour: PerHour = 10,
+    pending: Pending = 2, public_url: PublicUrl = None, max_connections: MaxConnections = 500,
+    per_client: PerClient = 32, idle_timeout: IdleTimeout = 5.0, header_timeout: HeaderTimeout = 10.0,
+    forwarded_allow_ips: ForwardedAllowIps = "127.0.0.1,::1",
 ) -> None:
     """Serve the league's website and play its games continuously.
 
@@ -104,17 +120,41 @@ def serve_cmd(
     file names. Stop with Ctrl-C (or kill it): games in flight are dropped, never
     half-stored, and the next start plays on with new games; nothing stored is lost or
     played twice. See docs/leagues.md, "Running a public league"."""
+    create_app = _web_app()
+    tiers = _sandbox_tiers(build_sandbox, unsafe_sandbox, unsafe_build_sandbox, dask)
+    settings = _settings(tiers, build_timeout_s=build_timeout, check_timeout_s=check_timeout,
+                         build_memory_mb=build_memory_mb, submissions_per_hour=per_hour, pending_per_author=pending,
+                         pace=pace, live_delay=live_delay, public_build_logs=public_build_logs,
+                         max_upload_kib=max_upload_kib)
+    limits = _connection_limits(max_connections, per_client, idle_timeout, header_timeout, forwarded_allow_ips)
+    _end_leftovers(file)
+    sock = _listen(host, port)
+    port = sock.getsockname()[1]
+    url = public_url or f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+    app = create_app(file, settings, play=play, concurrency=concurrency, dask=dask, public_url=url)
+    _warn_weaker(tiers)
+    typer.echo(f"serving {file} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
+    _run(app, limits, sock, file)
+
+
+def _web_app():
+    """``create_app`` of the web app, or a sentence saying the web extra is missing."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
 
         from ..web.app import create_app
     except ImportError as exc:
         raise UsageError(f"arena serve needs the web extra ({exc.name} is missing): "
                          f"pip install 'project-l-arena[web]'") from None
-    from dataclasses import replace
+    return create_app
 
+
+def _sandbox_tiers(build_sandbox: str | None, unsafe_sandbox: str | None, unsafe_build_sandbox: str | None,
+                   dask: str | None) -> dict:
+    """The tiers of ``--unsafe-sandbox`` (games) and ``--unsafe-build-sandbox`` (builds and
+    checks), strict unless said otherwise; a sentence if one is unknown, or if strict is
+    asked of this machine and it cannot give it."""
     from ..process.sandbox import TIERS, strict_missing
-    from ..web.submissions import Settings
 
     if build_sandbox is not None and build_sandbox != "strict":
         raise UsageError(f"--build-sandbox {build_sandbox}: a public league builds in the strict tier; to build "
@@ -135,29 +175,41 @@ def serve_cmd(
                              f"(for a private one, --unsafe-sandbox basic --unsafe-build-sandbox basic)")
     if dask and unsafe_sandbox is not None and unsafe_sandbox != "strict":
         tiers["--unsafe-sandbox"] = {"tier": "strict", "fallback": unsafe_sandbox}
-    settings = Settings(tier=tiers["--unsafe-build-sandbox"], game_tier=tiers["--unsafe-sandbox"],
-                        build_timeout_s=build_timeout, check_timeout_s=check_timeout, build_memory_mb=build_memory_mb,
-                        submissions_per_hour=per_hour, pending_per_author=pending, pace=pace,
-                        live_delay=live_delay, public_build_logs=public_build_logs)
-    settings = replace(settings, caps=replace(settings.caps, archive_bytes=max_upload_kib << 10))
-    limits = _connection_limits(max_connections, per_client, idle_timeout, header_timeout, forwarded_allow_ips)
+    return tiers
+
+
+def _settings(tiers: dict, max_upload_kib: int, **given):
+    """The submissions' and games' settings of the serve options."""
+    from dataclasses import replace
+
+    from ..web.submissions import Settings
+
+    settings = Settings(tier=tiers["--unsafe-build-sandbox"], game_tier=tiers["--unsafe-sandbox"], **given)
+    return replace(settings, caps=replace(settings.caps, archive_bytes=max_upload_kib << 10))
+
+
+def _end_leftovers(file: Path) -> None:
+    """End what a killed server of ``file`` left behind, saying so (before the league file is
+    opened: see arena/web/lifetime.py)."""
     from ..web.lifetime import end_leftovers
 
-    ended = end_leftovers(file)  # before the league file is opened: see arena/web/lifetime.py
+    ended = end_leftovers(file)
     if ended:
         typer.echo(f"arena: ended {len(ended)} process{'es' if len(ended) != 1 else ''} a killed server of {file} "
                    f"left behind (pids {', '.join(map(str, ended))})", err=True)
-    sock = _listen(host, port)
-    port = sock.getsockname()[1]
-    url = public_url or f"http://{host if ':' not in host else f'[{host}]'}:{port}"
-    app = create_app(file, settings, play=play, concurrency=concurrency, dask=dask, public_url=url)
+
+
+def _warn_weaker(tiers: dict) -> None:
+    """Warn, once the app is built, of every tier weaker than strict."""
     weaker = [f"{o} {t['fallback'] if isinstance(t, dict) else t}" for o, t in tiers.items() if t != "strict"]
     if weaker:
         typer.echo(f"arena: warning: {' and '.join(weaker)}: submitted code can reach more than the strict "
                    f"sandbox allows; do not run a public league like this", err=True)
-    typer.echo(f"serving {file} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    config = server_config(app, limits)
-    server = _Server(config, app.state.stop_now)
+
+
+def _run(app, limits, sock, file: Path) -> None:
+    """Serve ``app`` on ``sock`` until a stop signal; a sentence if the server did not start."""
+    server = _Server(server_config(app, limits), app.state.stop_now)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:  # the stop signal, raised again once the server has stopped
