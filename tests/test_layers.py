@@ -140,3 +140,27 @@ def test_one_module_says_what_a_bot_command_is():
         text = path.read_text(encoding="utf-8")
         assert "def script_of" not in text or "botspec" in text, path
         assert "INTERPRETERS = " not in text and "INTERPRETER_RE = " not in text, path
+
+
+def test_the_web_app_has_no_long_function_and_no_import_cycle():
+    """``arena.web`` is routes to short endpoints over one state: no function over 100 lines,
+    and no two of its modules import each other, not even through an import inside a function."""
+    files = sources("arena/web")
+    long = [f"{module_name(p)}.{node.name}: {node.end_lineno - node.lineno + 1} lines" for p in files
+            for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 100]
+    graph = {module_name(p): imports(p) for p in files}
+    graph = {k: {m for m in v if m in graph and m not in (k, "arena.web")} for k, v in graph.items()}
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    reached = {m: reach(m) for m in graph}
+    cycles = sorted({" <-> ".join(sorted(m for m in graph if m == a or (m in reached[a] and a in reached[m])))
+                     for a in graph if a in reached[a]})
+    assert {"over 100 lines": long, "cycles": cycles} == {"over 100 lines": [], "cycles": []}
