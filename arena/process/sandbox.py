@@ -736,6 +736,12 @@ class Sandbox:
         """Working dir, environment, user, cgroup and pre-exec function of one bot.
         ``program_dir``: the bot's own folder (a bot package's), and ``read_only``: folders it
         declared, shown read-only (under strict; reachable by the bot's user in every tier)."""
+        # a path with ".." in it (``/home/me/proj/../venv/bin/python``, an interpreter started
+        # as ../venv/bin/python) passes through the folder before the "..", which the strict
+        # tier does not show: the folder the kernel reaches instead, the words after the
+        # last ".." kept as they are (a venv's python stays the link it is)
+        argv = [os.path.join(os.path.realpath(w[:w.rindex("/../") + 3]), w[w.rindex("/../") + 4:])
+                if w.startswith("/") and "/../" in w and os.path.exists(w) else w for w in argv]
         launch = Launch(list(argv), protections=["process_group"])
         self.launches.append(launch)
         try:
