@@ -303,19 +303,19 @@ def bot_seed(seed: int, seat: int) -> int:
     return int.from_bytes(hashlib.sha256(f"bot:{seed}:{seat}".encode()).digest()[:4], "big") >> 1
 
 
-def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
-    """Play one game between bot processes; see the module docstring for the data.
-
-    With ``pool``, seats reuse live processes of their bots and clean ones go back to it."""
-    t_start = time.perf_counter()
-    req = normalize(request)
-    argvs = [resolve_command(s) for s in req["seats"]]
+def _new_game(req: dict):
+    """The rules and the fresh game of a normalized request, or :class:`BadRequest`."""
     try:
         spec = RuleSpec.from_json(req["rules"])
-        game = Game.new(spec, req["players"], req["seed"], req["deal"])
+        return spec, Game.new(spec, req["players"], req["seed"], req["deal"])
     except EngineError as exc:
         raise BadRequest(f"cannot start the game: {exc}") from None
-    tc: TimeControl = req["time_control"]
+
+
+def _sandbox(req: dict) -> tuple[Sandbox, Limits]:
+    """The game's sandbox and its limits: the tier asked for, and the paths no bot may see
+    (the run's private paths, and the folders of the logs and the replay unless they are
+    kept in the record)."""
     opts = dict(req["sandbox_options"])
     use_cgroups = bool(opts.pop("cgroups", True))
     try:
@@ -330,107 +330,165 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         hide.append(str(Path(req["replay_path"]).resolve().parent))
     sandbox = Sandbox(req["sandbox"]["tier"], limits, use_cgroups=use_cgroups, fallback=req["sandbox"]["fallback"],
                       hide=hide, installed_only=all(s["bot"] and not s["cmd"] for s in req["seats"]))
-    seats = [_Seat(s["name"], Clock(_seat_time_control(tc, s))) for s in req["seats"]]
+    return sandbox, limits
+
+
+def _seat_logs(req: dict, seats: list, limits: Limits) -> list:
+    """Where each seat's stderr goes, with its cap: nowhere, a file of ``log_dir``, or memory
+    (``files_in_record``)."""
     log_dir = Path(req["log_dir"]) if req["log_dir"] else None
-    logs = [(None, None)] * len(seats)
-    if log_dir is not None and in_record:
-        logs = [(MemoryLog(name), limits.log_kb << 10) for name in _log_names(seats, req["replay_path"])]
-    elif log_dir is not None:
+    if log_dir is not None and req["files_in_record"]:
+        return [(MemoryLog(name), limits.log_kb << 10) for name in _log_names(seats, req["replay_path"])]
+    if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
-        logs = _log_paths(log_dir, seats, req["replay_path"], limits)
-    if req["fresh_process"]:
-        pool = None
-    if pool is not None:
-        pool.max_games = max(1, int(req["max_games_per_process"]))
-    keys = [pool_key(s["name"], [*argvs[i], {"program_dir": s["program_dir"], "read_only": s["read_only"]}],
-                     req["sandbox"]["tier"], req["sandbox_options"], req["log_dir"])
-            for i, s in enumerate(req["seats"])] if pool is not None else []
+        return _log_paths(log_dir, seats, req["replay_path"], limits)
+    return [(None, None)] * len(seats)
 
-    plog = traced = None
-    if req["protocol_log"]:
-        plog, traced = ProtocolLog(req["protocol_log"]["path"], req["protocol_log"]["game"]), []
 
-    def trace(i: int) -> None:
+class _Launcher:
+    """Gives each seat its bot process: a new one in the sandbox, or a live one of the pool;
+    with ``protocol_log``, every line of each is logged."""
+
+    def __init__(self, req: dict, argvs: list, seats: list, sandbox: Sandbox, logs: list,
+                 pool: ProcessPool | None):
+        self.req, self.argvs, self.seats, self.sandbox, self.logs = req, argvs, seats, sandbox, logs
+        self.pool = None if req["fresh_process"] else pool
+        if self.pool is not None:
+            self.pool.max_games = max(1, int(req["max_games_per_process"]))
+        self.keys = [pool_key(s["name"], [*argvs[i], {"program_dir": s["program_dir"], "read_only": s["read_only"]}],
+                              req["sandbox"]["tier"], req["sandbox_options"], req["log_dir"])
+                     for i, s in enumerate(req["seats"])] if self.pool is not None else []
+        self.plog, self.traced = None, []
+        if req["protocol_log"]:
+            self.plog = ProtocolLog(req["protocol_log"]["path"], req["protocol_log"]["game"])
+
+    def trace(self, i: int) -> None:
         """Log every line of seat ``i``'s process (``protocol_log``); nothing is set without one."""
-        if plog is not None:
-            transport = seats[i].bot.transport
-            transport.trace = plog.tracer(i, seats[i].name)
-            traced.append(transport)
+        if self.plog is not None:
+            transport = self.seats[i].bot.transport
+            transport.trace = self.plog.tracer(i, self.seats[i].name)
+            self.traced.append(transport)
 
-    def fresh(i: int) -> None:
+    def fresh(self, i: int) -> None:
         """Start a new process for seat ``i`` (pooled, when there is a pool)."""
-        seat = seats[i]
-        launch = sandbox.prepare(argvs[i], label=f"seat{i}", program_dir=req["seats"][i]["program_dir"],
-                                 read_only=req["seats"][i]["read_only"])
-        seat.log, cap = logs[i]
+        seat, asked = self.seats[i], self.req["seats"][i]
+        launch = self.sandbox.prepare(self.argvs[i], label=f"seat{i}", program_dir=asked["program_dir"],
+                                      read_only=asked["read_only"])
+        seat.log, cap = self.logs[i]
         seat.bot = BotProcess(launch, label=f"seat{i}:{seat.name}", stderr_path=seat.log, stderr_cap=cap)
         seat.discarded = seat.bot.protocol.discarded
         seat.reused = False
-        trace(i)
-        if pool is not None:
-            pool.started()
-            seat.entry = PooledBot(keys[i], seat.bot, launch, seat.log)
+        self.trace(i)
+        if self.pool is not None:
+            self.pool.started()
+            seat.entry = PooledBot(self.keys[i], seat.bot, launch, seat.log)
 
-    def reuse(i: int, entry: PooledBot) -> None:
-        seat = seats[i]
-        seat.log, cap = logs[i]
+    def reuse(self, i: int, entry: PooledBot) -> None:
+        """Give seat ``i`` the pool's live process ``entry``, with this game's own log."""
+        seat = self.seats[i]
+        seat.log, cap = self.logs[i]
         entry.bot.transport.set_log(seat.log, cap)  # this game's own log, as for a new process
         entry.log = seat.log
         seat.entry, seat.bot, seat.reused = entry, entry.bot, True
-        sandbox.launches.append(entry.launch)  # for the game's sandbox record
+        self.sandbox.launches.append(entry.launch)  # for the game's sandbox record
         entry.bot.label = f"seat{i}:{seat.name}"
         entry.bot.protocol.label = entry.bot.label
         entry.bot.protocol.discarded = seat.discarded = []
-        trace(i)
+        self.trace(i)
 
+    def start_all(self) -> None:
+        """Every seat's process, taken from the pool when it holds one."""
+        for i in range(len(self.seats)):
+            entry = self.pool.take(self.keys[i]) if self.pool is not None else None
+            if entry is not None:
+                self.reuse(i, entry)
+            else:
+                self.fresh(i)
+
+    def close_log(self) -> None:
+        """Stop logging: a pooled process plays its next game unlogged unless asked."""
+        if self.plog is not None:
+            for transport in self.traced:
+                transport.trace = None
+            self.plog.close()
+
+
+def _write_replay(game, req: dict, seats: list, match, tc: TimeControl,
+                  sandbox_record: dict) -> tuple[str | None, str | None, str | None]:
+    """``(replay_path, replay_error, replay_text)``: the replay written to its file, or kept
+    as text in the record (``files_in_record``); a failure to write is said, not raised."""
+    replay_path = req["replay_path"]
+    if not replay_path:
+        return replay_path, None, None
+    meta = {"seats": [s.name for s in seats], "bots": [s.name for s in seats], "ready": [s.ready for s in seats],
+            "move_times": match.move_times,
+            "faults": [s.faults for s in seats], "sandbox": sandbox_record, "time_control": tc.to_json(),
+            "fault_policy": req["fault_policy"]}
+    text = json.dumps(make_replay(game, req["deal"], meta), indent=1) + "\n"
+    try:
+        if req["files_in_record"]:
+            return None, None, text
+        Path(replay_path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        # The game is played: report the failure beside the result rather than lose it.
+        return None, f"cannot write the replay to {replay_path}: {exc.strerror}", None
+    return replay_path, None, None
+
+
+def _seat_answers(seats: list) -> list[dict]:
+    """Each seat's part of the answer: faults, moves, times, its bot's hello, its log."""
+    return [{"name": s.name, "faults": s.faults, "moves": s.moves, "wall_ms": round(s.wall * 1000, 3),
+             "cpu_ms": round(s.cpu * 1000, 3), "max_move_ms": round(s.max_move * 1000, 3),
+             "bot": s.ready, "discarded": s.discarded,
+             "stderr_log": s.log.name if isinstance(s.log, MemoryLog) else s.log, "pid": s.pid}
+            for s in seats]
+
+
+def _keep_in_record(answer: dict, seats: list, req: dict, replay_text: str | None) -> None:
+    """``files_in_record``: the replay's text and each seat's log go into the answer."""
+    if replay_text is not None:
+        answer["replay_text"] = replay_text
+    for seat, out in zip(seats, answer["seats"]):
+        if isinstance(seat.log, MemoryLog):
+            # with defer_logs, the log itself: what a bot writes after game_over still lands
+            # in it (until the process's next game), and the caller takes its text later
+            # (settle_logs: a Dask worker, when it sends the batch's records)
+            out["stderr_text"] = seat.log if req["defer_logs"] else seat.log.text()
+
+
+def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
+    """Play one game between bot processes; see the module docstring for the data.
+
+    With ``pool``, seats reuse live processes of their bots and clean ones go back to it."""
+    t_start = time.perf_counter()
+    req = normalize(request)
+    argvs = [resolve_command(s) for s in req["seats"]]
+    spec, game = _new_game(req)
+    tc: TimeControl = req["time_control"]
+    sandbox, limits = _sandbox(req)
+    seats = [_Seat(s["name"], Clock(_seat_time_control(tc, s))) for s in req["seats"]]
+    launcher = _Launcher(req, argvs, seats, sandbox, _seat_logs(req, seats, limits), pool)
     match = _Match(game, seats, req, tc)
-    match.fresh = fresh
-    match.pool = pool
+    match.fresh = launcher.fresh
+    match.pool = launcher.pool
     finished = False
     try:
-        for i in range(len(seats)):
-            entry = pool.take(keys[i]) if pool is not None else None
-            if entry is not None:
-                reuse(i, entry)
-            else:
-                fresh(i)
+        launcher.start_all()
         match.handshake()
         match.play()
         finished = True
     finally:
-        kept = match.close_all(pool if finished else None, limits.cpu_s if req["sandbox"]["tier"] != "none" else None)
-        if plog is not None:
-            for transport in traced:  # a pooled process plays its next game unlogged unless asked
-                transport.trace = None
-            plog.close()
+        kept = match.close_all(launcher.pool if finished else None,
+                               limits.cpu_s if req["sandbox"]["tier"] != "none" else None)
+        launcher.close_log()
         for launch in sandbox.launches:
             if not any(launch is k for k in kept):
                 launch.cleanup()
     sandbox_record = sandbox.record()
-    replay_path = req["replay_path"]
-    replay_error = replay_text = None
-    if replay_path:
-        meta = {"seats": [s.name for s in seats], "bots": [s.name for s in seats], "ready": [s.ready for s in seats],
-                "move_times": match.move_times,
-                "faults": [s.faults for s in seats], "sandbox": sandbox_record, "time_control": tc.to_json(),
-                "fault_policy": req["fault_policy"]}
-        text = json.dumps(make_replay(game, req["deal"], meta), indent=1) + "\n"
-        try:
-            if in_record:
-                replay_text, replay_path = text, None
-            else:
-                Path(replay_path).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            # The game is played: report the failure beside the result rather than lose it.
-            replay_error = f"cannot write the replay to {replay_path}: {exc.strerror}"
-            replay_path = None
+    replay_path, replay_error, replay_text = _write_replay(game, req, seats, match, tc, sandbox_record)
     answer = {
         "result": game.result(),
-        "seats": [{"name": s.name, "faults": s.faults, "moves": s.moves, "wall_ms": round(s.wall * 1000, 3),
-                   "cpu_ms": round(s.cpu * 1000, 3), "max_move_ms": round(s.max_move * 1000, 3),
-                   "bot": s.ready, "discarded": s.discarded,
-                   "stderr_log": s.log.name if isinstance(s.log, MemoryLog) else s.log, "pid": s.pid}
-                  for s in seats],
+        "seats": _seat_answers(seats),
         "sandbox": sandbox_record,
         "replay_path": replay_path,
         "replay_error": replay_error,
@@ -438,15 +496,8 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
         "rules": spec.to_json(),
         "seed": req["seed"],
     }
-    if in_record:
-        if replay_text is not None:
-            answer["replay_text"] = replay_text
-        for seat, out in zip(seats, answer["seats"]):
-            if isinstance(seat.log, MemoryLog):
-                # with defer_logs, the log itself: what a bot writes after game_over still lands
-                # in it (until the process's next game), and the caller takes its text later
-                # (settle_logs: a Dask worker, when it sends the batch's records)
-                out["stderr_text"] = seat.log if req["defer_logs"] else seat.log.text()
+    if req["files_in_record"]:
+        _keep_in_record(answer, seats, req, replay_text)
     return answer
 
 
