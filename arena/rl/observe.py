@@ -152,16 +152,22 @@ class Observer:
         scratch): each block is rewritten only when its inputs differ from those it was
         built from (a step changes one or two of them), the counts packed with ``struct``,
         the card and cell blocks copied from prepared float32 bytes."""
-        S, U, C = self.S, self.U, self.C
         last = memo.get(seat)
         if last is None:
             last = memo[seat] = _Last(self.size, self.n)
-        out, hd, raw = last.out, last.values, last.raw
-        card_bytes, cell_bytes = self.card_bytes, self.cell_bytes
-        join, pack_s = b"".join, self.pack_shapes
         phase = game.phase
         me_to_move = game.seat == seat and phase != OVER
         mode = chooser.mode if (chooser is not None and me_to_move) else NONE
+        self._delta_header(game, last, phase, mode, me_to_move)
+        self._delta_decision(game, chooser, last, mode, me_to_move)
+        self._delta_rows(game, last)
+        self._delta_seats(game, seat, last, view, phase)
+        self._delta_pending(chooser, last, mode)
+        return last.out.copy()
+
+    def _delta_header(self, game, last: "_Last", phase: int, mode: int, me_to_move: bool) -> None:
+        """The phase and the chooser's mode, the turn's counts, the decks and the reserve."""
+        hd = last.values
         if (phase, mode) != last.phase:
             hd[:9] = _ZEROS9
             if phase != OVER:
@@ -172,8 +178,12 @@ class Observer:
                me_to_move, len(game.decks[0]), len(game.decks[1]))
         reserve = game.reserve
         if reserve != last.reserve:
-            pack_s(hd, 68, *reserve)
+            self.pack_shapes(hd, 68, *reserve)
             last.reserve = reserve[:]
+
+    def _delta_decision(self, game, chooser, last: "_Last", mode: int, me_to_move: bool) -> None:
+        """The decision in hand: the chooser's pending supply, the options and steps left."""
+        S, hd = self.S, last.values
         at = 17 + S
         decision = game.decision if me_to_move else None
         if mode != NONE or decision is not None:
@@ -192,21 +202,30 @@ class Observer:
         elif last.extra:
             hd[at:at + 2 * S + 1] = array("f", [0.0] * (2 * S + 1))
             last.extra = False
-        at += 2 * S + 1
-        rules = self.rules
+
+    def _delta_rows(self, game, last: "_Last") -> None:
+        """The rows of puzzles (and the solo automaton's counts and grid)."""
+        hd, raw = last.values, last.raw
+        at = 18 + 3 * self.S
         ids = game.rows[0] + game.rows[1]
         if len(ids) < 2 * self.R:
             ids += [-1] * (2 * self.R - len(ids))
         if self.solo:
             extra = game.extra
             hd[at:at + 5] = array("f", (*extra["locks"], extra["automaton_supply"],
-                                     sum(rules.points[x] for x in extra["automaton_pile"])))
-            at += 5
+                                     sum(self.rules.points[x] for x in extra["automaton_pile"])))
             ids += extra["grid"]
         if ids != last.ids:  # the rows (and the solo grid); -1, an empty slot, reads the empty last row
             o = self.o_cards * 4
-            raw[o:o + self.slots * C * 4] = join(map(card_bytes.__getitem__, ids))
+            raw[o:o + self.slots * self.C * 4] = b"".join(map(self.card_bytes.__getitem__, ids))
             last.ids = ids
+
+    def _delta_seats(self, game, seat: int, last: "_Last", view: dict | None, phase: int) -> None:
+        """Each seat's supply, counts and score, its puzzles and their covered cells."""
+        U, hd, raw = self.U, last.values, last.raw
+        card_bytes, cell_bytes = self.card_bytes, self.cell_bytes
+        join, pack_s = b"".join, self.pack_shapes
+        rules = self.rules
         visible = rules.scores_visible or phase == OVER
         points = rules.points
         held, covered, supplies, stats = last.held, last.covered, last.supplies, last.stats
@@ -242,7 +261,8 @@ class Observer:
             if unfinished != held[j]:  # the same puzzle objects hold the same cards
                 cards = [pz.card for pz in unfinished]
                 k = len(cards)
-                raw[o_held:o_held + 4 * U * C] = join(map(card_bytes.__getitem__, cards + holes[k] if k < U else cards))
+                raw[o_held:o_held + 4 * U * self.C] = join(map(card_bytes.__getitem__,
+                                                               cards + holes[k] if k < U else cards))
                 held[j] = unfinished[:]
             cells = [pz.filled for pz in unfinished]
             if cells != covered[j]:
@@ -250,9 +270,12 @@ class Observer:
                 if len(cells) < U:
                     cells = cells + pad[len(cells)]
                 raw[o_covered:o_covered + 4 * U * CELLS] = join(map(cell_bytes.__getitem__, cells))
+
+    def _delta_pending(self, chooser, last: "_Last", mode: int) -> None:
+        """The cells of the pieces the chooser has placed so far, and the puzzles it used."""
         pending = mode != NONE and (chooser.pending_cells or chooser.positions)
         if pending or last.pending:
-            block = out[self.o_pending:].reshape(U, CELLS + 1)
+            block = last.out[self.o_pending:].reshape(self.U, CELLS + 1)
             block[:] = 0.0
             if pending:
                 for pos, cells in chooser.pending_cells.items():
@@ -260,7 +283,6 @@ class Observer:
                 for pos in chooser.positions:
                     block[pos, CELLS] = 1
             last.pending = bool(pending)
-        return out.copy()
 
 
 class _Last:
