@@ -113,14 +113,16 @@ def test_no_import_cycles_at_load_time():
 
 
 #: what each of the host's lower layers may not import: a bot command's meaning
-#: (arena.botspec) and bot packages (arena.packages) sit below the process layer's callers
+#: (arena.botspec) and bot packages (arena.packages) sit below the process layer's callers;
+#: the cluster runs what it is given (the tournament's executor hands it a batch to play and
+#: receives the records), so it knows nothing of tournaments
 LOWER = {
     "arena.botspec": ("arena.process", "arena.packages", "arena.tournament", "arena.league", "arena.web",
                       "arena.cluster", "arena.experiment", "arena.referee"),
     "arena.process": ("arena.packages", "arena.tournament", "arena.league", "arena.web", "arena.cluster",
                       "arena.experiment"),
     "arena.packages": ("arena.tournament", "arena.league", "arena.web", "arena.cluster", "arena.experiment"),
-    "arena.cluster": ("arena.web", "arena.league"),
+    "arena.cluster": ("arena.web", "arena.league", "arena.tournament"),
 }
 
 
@@ -140,6 +142,108 @@ def test_one_module_says_what_a_bot_command_is():
         text = path.read_text(encoding="utf-8")
         assert "def script_of" not in text or "botspec" in text, path
         assert "INTERPRETERS = " not in text and "INTERPRETER_RE = " not in text, path
+
+
+#: the longest a function of ``arena`` and ``engine`` may be: past it, it does several things
+LONGEST = 100
+
+
+def long_functions(packages=("arena", "engine")) -> list[str]:
+    """``module.function: N lines`` for each function (or method) longer than :data:`LONGEST`."""
+    return [f"{module_name(p)}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+            for pkg in packages for p in sources(pkg)
+            for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > LONGEST]
+
+
+def test_no_function_is_over_100_lines():
+    """A function of the host or the engine says one thing; a long one is split by what its
+    parts mean (named helpers), not by line count."""
+    assert long_functions() == []
+
+
+def _is_type_checking(node) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (
+        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _run_nodes(tree):
+    """Every node of ``tree`` that runs, also inside functions, but not under ``if TYPE_CHECKING:``."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(child for child in ast.iter_child_nodes(node) if not _is_type_checking(child))
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Which project module imports which, counting every import that runs (at load time or
+    inside a function: a late import still makes the modules depend on each other);
+    ``from package import name`` names the submodule when ``name`` is one, else the package."""
+    paths = {module_name(p): p for pkg in PACKAGES for p in sources(pkg)}
+    graph = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in _run_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+                mod = ".".join(base + ([node.module] if node.module else []))
+                for alias in node.names:
+                    found.add(f"{mod}.{alias.name}" if f"{mod}.{alias.name}" in paths else mod)
+        graph[name] = {m for m in found if m in paths and m != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[str]:
+    """The groups of modules that import each other, directly or around a circle (the
+    strongly connected components of more than one module), as ``a <-> b <-> c``."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups = []
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while not group or group[-1] != v:
+                group.append(stack.pop())
+            if len(group) > 1:
+                groups.append(" <-> ".join(sorted(group)))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return sorted(groups)
+
+
+def test_no_import_cycle_between_modules():
+    """One concept, one place: when two modules need the same thing it moves below both, so no
+    two modules import each other, around any circle, even through an import inside a
+    function (only ``if TYPE_CHECKING:`` imports, which never run, are left out)."""
+    assert import_cycles(module_graph()) == []
+
+
+def test_the_cycle_finder_sees_late_imports_and_skips_type_checking_ones():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == ["a <-> b <-> c"]
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import arena.x\n"
+                     "def f():\n    import arena.y\n")
+    names = {alias.name for node in _run_nodes(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert names == {"arena.y"}
 
 
 def test_the_web_app_has_no_long_function_and_no_import_cycle():
