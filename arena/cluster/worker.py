@@ -352,8 +352,10 @@ def finish_logs(name: str, dask_worker=None) -> list[tuple[str, str, bytes]]:
     if plugin is None or not isinstance(plugin, ArenaWorker):
         return []
     with plugin.lock:
-        pools, plugin.pools = plugin.pools, {}
-    for pool in pools.values():
+        # the pools stay the plugin's: a game still in flight gives its bots back to its
+        # thread's pool, which the plugin's teardown closes
+        pools = list(plugin.pools.values())
+    for pool in pools:
         try:
             pool.close()
         except Exception:  # closing is best effort: the logs are still read
