@@ -14,7 +14,7 @@ import random
 from typing import Any, Iterable
 
 from .actions import ACTION, BLACK, FINISH, OVER, PHASE_NAMES, well_typed
-from .belongings import PlayerState, PuzzleInPlay
+from .belongings import PlayerState, PuzzleInPlay  # noqa: F401  (PuzzleInPlay: variants and tests import it from here)
 from .errors import DealError, IllegalAction
 from .rules import RuleSpec, Ruleset, compile_rules
 from .state_json import game_from_json, game_to_json

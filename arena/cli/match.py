@@ -33,7 +33,6 @@ the faults); and their output, line for line, with ``--output-format fastchess|c
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, List, Optional
 
