@@ -35,18 +35,99 @@ def pytest_configure(config):
 
     Every arena this run starts (in-process, workers, CLI subprocesses) carries one instance
     label in the machine-wide registry of bot uids, so the leftover checks look at this
-    run's bots only, whatever other arenas run on the machine."""
+    run's bots only, whatever other arenas run on the machine. Each pytest-xdist worker
+    extends the label it inherits with its own id: one worker's check must not take the
+    bots another worker's test is running for leftovers."""
     import os
     import uuid
     from importlib.metadata import entry_points
 
     os.environ.setdefault("ARENA_INSTANCE", f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker:
+        os.environ["ARENA_INSTANCE"] = f"{os.environ['ARENA_INSTANCE']}-{worker}"
+    _activate_the_venv()
 
     names = {ep.name for ep in entry_points(group="arena")}
     missing = {"plugins.revised", "bots.greedy"} - names
     if missing:
         pytest.exit(f"the built-in plugins {sorted(missing)} are not installed: run `pip install -e '.[test]'` "
                     f"(or `pip install '.[test]'`) in the project folder first", returncode=4)
+
+
+#: Long end-to-end tests marked slow here rather than in their files (node ids, a prefix
+#: matching a parametrized test or a whole file), each with the reason: ``python -m pytest``
+#: runs the fast set, ``python -m pytest -m slow`` these with the files' own slow marks.
+SLOW = {
+}
+
+#: Modules whose tests must all run on one xdist worker although no fixture of theirs says
+#: so, with the reason.
+ONE_WORKER = {
+    # its first test starts a pool that runs the commands of every page the session selected
+    # (two at a time); a second worker would start them all again
+    "tests/test_docs_commands.py": "docs-commands",
+}
+
+
+def _explicit_marks(config) -> bool:
+    """Whether ``-m`` was given (on the command line or in ``PYTEST_ADDOPTS``): ``-m ""``
+    selects everything, which ``config.option.markexpr`` cannot tell from no ``-m``."""
+    import os
+    import shlex
+
+    args = [str(a) for a in config.invocation_params.args] + shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    return any(a == "-m" or (a.startswith("-m") and not a.startswith("--")) for a in args)
+
+
+def _shares_a_fixture(item) -> bool:
+    """Whether the test uses a fixture built once per class, module or package: the tests
+    that share it run on one worker, so it is built once, not once per worker."""
+    info = getattr(item, "_fixtureinfo", None)
+    for name in getattr(item, "fixturenames", ()):
+        defs = info.name2fixturedefs.get(name) if info else None
+        if defs and defs[-1].scope in ("class", "module", "package"):
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests of :data:`SLOW`; keep the tests that share a fixture (and those of
+    :data:`ONE_WORKER`) on one xdist worker (``--dist loadgroup``); and, when the run names
+    no test and no ``-m`` (``python -m pytest`` as the README has it), leave the slow tests
+    out: ``-m slow`` runs them, ``-m ""`` runs everything, and naming a file runs all of it."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        if any(item.nodeid == key or item.nodeid.startswith(key + "[") or path == key for key in SLOW):
+            item.add_marker(pytest.mark.slow)
+        if path in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(ONE_WORKER[path]))
+        elif _shares_a_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(path))
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS and not _explicit_marks(config):
+        fast = [item for item in items if item.get_closest_marker("slow") is None]
+        if len(fast) < len(items):
+            config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("slow")])
+            items[:] = fast
+
+
+def _activate_the_venv() -> None:
+    """A suite started by a virtual environment's interpreter that is not activated
+    (``../venv/bin/python -m pytest``) runs as the activated one would: the environment's
+    commands folder first on the ``PATH``. The tests start its commands by name (``dask
+    scheduler``, ``arena serve`` in a compose file's shell line, a bot's ``python3`` that
+    imports the SDK), as a user of the environment types them. Nothing changes for an
+    activated environment, nor for an interpreter that is not a virtual environment's."""
+    import os
+    import sys
+
+    if sys.prefix == sys.base_prefix:
+        return
+    scripts = os.path.dirname(os.path.abspath(sys.executable))  # abspath: no ".." left in it
+    path = os.environ.get("PATH", os.defpath)
+    if scripts not in {os.path.abspath(p) for p in path.split(os.pathsep) if p}:
+        os.environ["PATH"] = scripts + os.pathsep + path
 
 
 @pytest.fixture
