@@ -43,7 +43,7 @@ def play_cmd(
     bots: Optional[List[str]] = typer.Argument(None, help="Registered bot names, one per seat (see `arena bots`)."),
     cmd: List[str] = typer.Option([], "--cmd", help="A bot given as a command line, e.g. \"node bots/examples/js/bot.js\" (repeatable; fills the seats after the named bots)."),
     engine: List[str] = typer.Option([], "--engine", metavar="SPEC", help=ENGINE_HELP + " Fills the seats after --cmd bots."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the deal (R1.5)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the deal (R1.5); default 0, or a random one with --human."),
     players: Optional[int] = typer.Option(None, "--players", min=1, max=4, help="Seats; the bots fill them in order, repeating if fewer."),
     rules: Rules = "",
     param: Params = [],
@@ -59,8 +59,14 @@ def play_cmd(
     fault_policy: FaultPolicy = "forfeit",
     pause_idle: bool = typer.Option(False, "--pause-idle", help="Stop the bots that are not on move (their whole process tree is frozen where a freezer cgroup is available, else their process group gets SIGSTOP)."),
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Keep each bot's stderr in this directory."),
+    human: bool = typer.Option(False, "--human", help="Take a seat yourself: the game is played in your browser against the bots (see docs/playing.md)."),
+    no_browser: bool = typer.Option(False, "--no-browser", help="With --human: print the page's address instead of opening a browser."),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="With --human: the port of the page on 127.0.0.1 (default: any free port)."),
+    seat: Optional[int] = typer.Option(None, "--seat", min=0, help="With --human: your seat, counted from 0 (default: the last); the bots fill the others in order."),
 ) -> None:
-    """Play one game between bot processes and print the result: scores, ranking, faults."""
+    """Play one game between bot processes and print the result: scores, ranking, faults.
+
+    With --human you take a seat and play in your browser (see docs/playing.md)."""
     from engine.deal import load_deal
 
     from ..process.sandbox import sweep_stale
@@ -74,12 +80,17 @@ def play_cmd(
         if not text.strip():
             raise UsageError("--cmd needs a command line, e.g. --cmd \"node bots/examples/js/bot.js\"")
     entries = [b.seat_request() for b in command_line(bots or (), cmd, engine)]
-    if not entries:
+    if human:
+        seed, n, seats, seat = _person_seats(entries, players, seat, seed)
+    elif seat is not None or no_browser or port:
+        raise UsageError("--seat, --port and --no-browser go with --human (a seat of your own)")
+    if not human and not entries:
         raise UsageError("name at least one bot (see `arena bots`) or give one with --cmd")
-    n = players or max(len(entries), 2)
+    seed = 0 if seed is None else seed
+    n = n if human else players or max(len(entries), 2)
     if len(entries) > n:
         raise UsageError(f"{len(entries)} bots for {n} seats; give --players {len(entries)} or fewer bots")
-    seats = [dict(entries[i % len(entries)]) for i in range(n)]
+    seats = seats if human else [dict(entries[i % len(entries)]) for i in range(n)]
     request = {
         "seats": seats, "rules": spec.to_json(), "players": n, "seed": seed,
         "deal": load_deal(deal) if deal else None,
@@ -88,10 +99,16 @@ def play_cmd(
         "sandbox": {"tier": sandbox, "fallback": sandbox_fallback} if sandbox_fallback else sandbox,
         "replay_path": str(replay) if replay else None, "log_dir": str(log_dir) if log_dir else None,
     }
-    out = play_game(request)
+    if human:
+        from ..tabletop.run import play_at_table
+
+        out = play_at_table(request, seat, port=port, open_browser=not no_browser,
+                            echo=lambda line: typer.echo(line, err=True))
+    else:
+        out = play_game(request)
     warn_sandbox(out["sandbox"])
     res = out["result"]
-    names = [s["name"] for s in seats]
+    names = [s["name"] for s in out["seats"]]
     result = {"seed": seed, "rules": spec.to_json(), "players": n, "bots": names, **res,
               "faults": [s["faults"] for s in out["seats"]], "sandbox": out["sandbox"],
               "times": [{k: s[k] for k in ("moves", "wall_ms", "cpu_ms", "max_move_ms")} for s in out["seats"]]}
@@ -114,6 +131,24 @@ def play_cmd(
         typer.echo(f"replay written to {replay}")
     if out["replay_error"]:
         raise ArenaError(out["replay_error"])
+
+
+def _person_seats(entries: list, players: Optional[int], seat: Optional[int], seed: Optional[int]):
+    """``arena play --human``: the seed (random unless given: a person must not know the
+    deal), the number of seats (the bots and the person, or ``--players``), the seats (the
+    person's a placeholder the table fills, the bots in order around it) and the person's."""
+    import secrets
+
+    n = players or len(entries) + 1
+    if seat is None:
+        seat = n - 1
+    if seat >= n:
+        raise UsageError(f"--seat {seat}: the game has seats 0 to {n - 1}; give --players {seat + 1} or a lower --seat")
+    if n > 1 and not entries:
+        raise UsageError("name at least one bot to play against (see `arena bots`), or give --players 1 for a solo game")
+    others = [dict(entries[i % len(entries)]) for i in range(n - 1)] if entries else []
+    seats = others[:seat] + [{"name": "person", "cmd": None}] + others[seat:]
+    return (secrets.randbelow(2 ** 31) if seed is None else seed), n, seats, seat
 
 
 def play_solo_games(argv, spec, games: int, seed: int, time_control: dict, sandbox: str,
