@@ -44,6 +44,8 @@ from doc_commands import PROJECT, code_block, doc_commands
 #: Kinds of commands the test does not run, and why (a pattern of the command, the reason).
 CANNOT_RUN_KINDS = [
     (r"^arena serve ", "a server that runs until it is stopped (tests/test_web_*.py serve leagues)"),
+    (r"^arena play .*--human\b", "waits for a person to play at the page it serves (tests/test_human_table.py "
+        "and tests/test_human_browser.py play such games through the page's API and in Chromium)"),
     (r"--dask\b|^arena cluster ", "needs a Dask cluster at the address shown, or starts one "
         "(tests/test_tournament_dask.py and tests/test_cluster_*.py play on Dask clusters)"),
 ]
@@ -110,6 +112,7 @@ FOLDERS = {
     "docs/experiments.md": (CHECKOUT, {}),
     "docs/leagues.md": ((), {"mybot.py": LUCKY}),
     "docs/learning.md": ((), {}),
+    "docs/playing.md": ((), {}),
     "docs/protocol.md": ((), {}),
     "docs/replays.md": ((), {}),
     "docs/tournaments.md": (CHECKOUT, {"my_bot.py": LUCKY, "raw.py": LUCKY, **TWO_VERSIONS}),

@@ -113,7 +113,7 @@ class PersonSeat:
         """``{"observation", "legal", "over", "result", "events", "turn"}`` of the seat now:
         ``legal`` is empty while the others move."""
         with self._lock:
-            req = self._request
+            req = self._request if self._answer is None else None  # an answer sent is not yet taken
             return {"observation": self._observation, "legal": list(req.get("legal") or []) if req else [],
                     "over": self._result is not None, "result": self._result,
                     "events": list(self._events), "turn": self._turn,

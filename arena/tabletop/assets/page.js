@@ -64,7 +64,8 @@
 
   function describe(a) {
     switch (a.type) {
-      case "take_puzzle": return "take the " + a.color + " puzzle in slot " + (a.slot + 1) + (a.slot >= 4 || a.slot < 0 ? "" : "");
+      case "take_puzzle": return a.slot === undefined || a.slot === null ? "take the top " + a.color + " card of its deck, unseen"
+        : "take the " + a.color + " puzzle in slot " + (a.slot + 1) + (a.puzzle ? " (" + a.puzzle + ")" : "");
       case "take_piece": return "take a level-1 piece";
       case "upgrade": return "upgrade " + a.give + " to " + a.take;
       case "recycle": return "recycle the " + a.color + " row";
@@ -136,17 +137,17 @@
       box.appendChild(stepButton("back to the pieces", () => { choice = {}; drawMoves(); }));
       return;
     }
+    const shapes = [...new Set(places.map((p) => p.piece))];
+    if (shapes.length) {
+      box.appendChild(el("p", { class: "group" }, "Place a piece"));
+      for (const s of shapes) box.appendChild(stepButton("place a piece " + s, () => { choice = { piece: s }; drawMoves(); }, pieceSvg(s)));
+    }
     const byType = {};
     for (const a of others) (byType[a.type] = byType[a.type] || []).push(a);
     for (const type of Object.keys(byType)) {
       box.appendChild(el("p", { class: "group" }, { take_puzzle: "Take a puzzle", take_piece: "Take a piece", upgrade: "Upgrade a piece",
         recycle: "Recycle a row", pass: "Pass", master: "Master action (one piece on each puzzle)", finish: "Finishing touches" }[type] || type));
       for (const a of byType[type]) box.appendChild(moveButton(describe(a), a));
-    }
-    const shapes = [...new Set(places.map((p) => p.piece))];
-    if (shapes.length) {
-      box.appendChild(el("p", { class: "group" }, "Place a piece"));
-      for (const s of shapes) box.appendChild(stepButton("place a piece " + s, () => { choice = { piece: s }; drawMoves(); }, pieceSvg(s)));
     }
   }
 
@@ -166,7 +167,7 @@
     }
     $("decks").textContent = "Decks: " + Object.entries(obs.decks).map(([c, n]) => n + " " + c).join(", ") +
       " cards left (their order is never shown). Round " + obs.round + ", phase " + obs.phase +
-      (obs.actions_left !== undefined && obs.to_move === obs.seat ? ", " + obs.actions_left + " actions left" : "") + ".";
+      (obs.actions_left !== undefined && obs.to_move === obs.seat ? ", " + obs.actions_left + (obs.actions_left === 1 ? " action" : " actions") + " left" : "") + ".";
     const seats = $("seats");
     seats.replaceChildren();
     for (const s of obs.seats) {
@@ -192,7 +193,7 @@
         if (!e) { animateEvents.busy = false; return; }
         const li = el("li", { class: "new" }, who(e.seat) + ": " + (e.forfeit ? "forfeited" : describe(e.action)));
         $("log").appendChild(li);
-        li.scrollIntoView({ block: "nearest" });
+        $("log").scrollTop = $("log").scrollHeight;
         setTimeout(step, queue.length > 20 ? 30 : 250);
       };
       step();
