@@ -303,7 +303,7 @@ def test_arena_serves_background_play_on_the_cluster(box):
         league.add("databot", cmd=[sys.executable, str(box["bot"] / "bot.py")])
     from distributed import Client
 
-    from arena.tournament.dask_executor import DaskExecutor
+    from arena.cluster.executor import DaskExecutor
 
     plugin = DaskExecutor(None, run=str(path.resolve())).plugin
 

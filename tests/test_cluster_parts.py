@@ -127,7 +127,7 @@ def test_a_worker_refuses_a_tier_it_cannot_give_and_never_plays_weaker(monkeypat
 
 def test_auto_travels_to_the_workers_whatever_the_coordinator_can_run(monkeypatch):
     import arena.process.sandbox as sandbox
-    from arena.tournament.dask_executor import _Shipper
+    from arena.cluster.executor import _Shipper
 
     class NoClient:  # built-in bots need no bundle: nothing is scattered
         def scatter(self, *a, **k):
@@ -213,7 +213,7 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
     from dataclasses import replace
 
     import arena.cluster.worker as worker
-    from arena.tournament.dask_executor import DaskExecutor
+    from arena.cluster.executor import DaskExecutor
     from arena.tournament.runner import run_tournament
     from test_tournament_dask import config, results
 
@@ -229,7 +229,7 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
         return real(payload, bundles)
 
     monkeypatch.setattr(worker, "play_remote", flaky)
-    import arena.tournament.dask_executor as dask_executor
+    import arena.cluster.executor as dask_executor
 
     take = dask_executor.take_batch
     submitted: list[int] = []  # the size of each batch, in the order they were submitted
@@ -258,7 +258,7 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
 def test_a_batch_adds_up_the_expected_times_of_its_games_and_shrinks_at_the_end():
     from collections import deque
 
-    from arena.tournament.dask_executor import Timing, take_batch
+    from arena.cluster.executor import Timing, take_batch
     from arena.tournament.schedule import GameTask
 
     def task(i, bots):

@@ -288,7 +288,7 @@ def test_a_public_league_served_with_workers_elsewhere_starts_where_bubblewrap_c
 
 def test_a_public_league_refuses_games_on_a_worker_without_strict_unless_a_fallback_is_named(monkeypatch):
     from arena.cluster.worker import TierRefused, check_tier
-    from arena.tournament.dask_executor import tier_line
+    from arena.cluster.executor import tier_line
     import arena.process.sandbox as sandbox
 
     monkeypatch.setattr(sandbox, "strict_missing", lambda use_cgroups=True: "bubblewrap is not installed")

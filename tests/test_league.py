@@ -212,7 +212,7 @@ def test_games_that_cannot_be_played_are_reported_and_not_stored(tmp_path):
 
 def test_a_league_plays_its_deal_book_in_order(tmp_path):
     from arena.league.play import play_league
-    from arena.tournament.executors import LocalExecutor
+    from arena.execution.local import LocalExecutor
     from engine import compile_rules
     from engine.deal import make_book
 

@@ -71,7 +71,7 @@ def test_every_built_in_bot_is_checked_or_excluded_for_a_reason():
 def test_in_process_and_bot_process_see_the_same_game_and_seed():
     """The in-process seat's random stream is seeded as the process's ``hello`` says."""
     from arena.referee import bot_seed
-    from arena.tournament.inprocess import play_inprocess
+    from arena.execution.inprocess import play_inprocess
 
     request = {"seats": [{"name": "random", "bot": "random"}, {"name": "random#2", "bot": "random"}],
                "rules": RuleSpec.make(["revised"]).to_json(), "players": 2, "seed": 5, "deal": None,

@@ -56,7 +56,7 @@ def test_dask_local_cluster_gives_the_same_results_as_the_local_pool(tmp_path):
 
 def dying_game(request: dict) -> dict:
     """Kills its Dask worker process the first time it plays the chosen deal."""
-    from arena.tournament.inprocess import play_inprocess
+    from arena.execution.inprocess import play_inprocess
 
     die_the_first_time(request)
     return play_inprocess(request)

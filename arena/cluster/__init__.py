@@ -7,5 +7,10 @@
   processes, unpacks and builds bundles once per worker, checks the sandbox tier a game
   asks for, and sends the game's replay and bot logs back inside its record;
 - :mod:`.landing` (coordinator side): writes the replay and logs a record carries into the
-  coordinator's own output folder.
+  coordinator's own output folder;
+- :mod:`.executor` (coordinator side): the Dask executor, which sends the payloads of
+  :mod:`arena.execution.work` to the workers in batches and lands what comes back;
+  :mod:`.named` picks it, or the local executor, for the executor a run names.
+
+It plays the games it is given and knows nothing of tournaments, leagues or experiments.
 """

@@ -17,7 +17,7 @@ machine can run; a worker that cannot give a named tier (or, for command-line bo
 tier that keeps them away from the arena) refuses the game with :class:`TierRefused` -- the
 coordinator sends it to another worker; a game is never played in a weaker tier than it
 asked for, and its record says the tier it had and the one it asked for (``requested``) --, unpacks the bundles the game needs, rewrites the seats' commands to run from
-them, plays the game with :func:`arena.tournament.executors.execute`, and -- when the
+them, plays the game with :func:`arena.execution.work.execute`, and -- when the
 request says ``return_files`` -- moves the replay and each seat's stderr log into the
 record (``outcome["replay_text"]``, ``seat["stderr_text"]``) and deletes them here, so a
 worker keeps nothing of a game and writes nothing the coordinator must read. A bot whose
@@ -41,6 +41,7 @@ import uuid
 from pathlib import Path
 
 from ..errors import ArenaError
+from ..execution.work import describe, execute, uses_pool
 
 log = logging.getLogger("arena.cluster")
 
@@ -531,7 +532,6 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
     """Play one game on this Dask worker; see the module docstring. ``bundles``: hash -> bytes
     (Dask resolves the scattered bundles the game needs before calling this)."""
     from ..referee import _LOG_USAGE
-    from ..tournament.executors import execute
 
     plugin = _plugin(payload["plugin"])
     request = dict(payload["request"])
@@ -563,7 +563,7 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
         # the referee keeps the replay and the logs in memory and the record carries them:
         # nothing of the game touches this worker's disk; the paths only name the files
         request["files_in_record"] = True
-        request["defer_logs"] = True  # play_batch takes the logs' text at the end (settle_logs)
+        request["defer_logs"] = True  # the logs stay open: _send_logs takes their text and keeps their tail
     elif collect:
         if request.get("replay_path"):
             # a folder per game, the file under its own name: the logs are named after it
@@ -572,8 +572,6 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
             request["replay_path"] = str(replay)
         if request.get("log_dir"):
             request["log_dir"] = str(plugin.root / "logs")  # one folder per run: pooled processes stay keyed alike
-    from ..tournament.executors import uses_pool
-
     # bot processes live in the worker's pool across games: the referee's, and a game
     # function's of its own that plays through the referee (an experiment's)
     pooled = referee or (payload.get("play") != "inprocess" and uses_pool(payload.get("game_fn")))
@@ -620,8 +618,6 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
     nested dicts."""
     import pickle
 
-    from ..tournament.executors import _describe
-
     from distributed import get_worker
 
     out = []
@@ -636,7 +632,7 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
         except ArenaError as exc:  # its sentence is all the coordinator reads: a plain one
             out.append(("error", ArenaError(str(exc))))  # pickles whatever the subclass
         except Exception as exc:  # told by its description: not every exception pickles
-            out.append(("failed", _describe(exc)))
+            out.append(("failed", describe(exc)))
     # the bots' words after game_over that came after their games' records were made
     plugin = get_worker().plugins.get(payloads[0]["plugin"]) if payloads else None
     late = plugin.late() if isinstance(plugin, ArenaWorker) else []

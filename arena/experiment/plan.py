@@ -8,7 +8,7 @@ advance in lock-step, so the decisions depend only on the games of whole rounds 
 which game happened to finish first -- and a run continued after kill -9 (its games come
 from the store) takes exactly the decisions of a run never stopped and plays no game twice.
 While a round's games are in flight the plan yields
-:data:`~arena.tournament.schedule.WAIT`, which both executors understand.
+:data:`~arena.execution.work.WAIT`, which both executors understand.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from ..tournament.schedule import WAIT, group_count, schedule
+from ..execution.work import WAIT
+from ..tournament.schedule import group_count, schedule
 from .sequential import StopRule, bounds, group_values, interval, verdict
 
 

@@ -2,11 +2,11 @@
 
 The schedule is the tournament runner's (:func:`arena.tournament.schedule.schedule`):
 seat-rotated groups whose deal seed depends only on the experiment's seed and the group, so
-group ``g`` is dealt from the same seed under every rule set. Games run on the runner's
-executors -- :class:`~arena.tournament.executors.LocalExecutor`, or the cluster's
-:class:`~arena.tournament.dask_executor.DaskExecutor` for ``executor: {type: dask,
+group ``g`` is dealt from the same seed under every rule set. Games run on the
+executors -- :class:`~arena.execution.local.LocalExecutor`, or the cluster's
+:class:`~arena.cluster.executor.DaskExecutor` for ``executor: {type: dask,
 address: ...}`` or ``--dask ADDRESS``, with the same crash safety and resume; the game function is the in-process one
-(:func:`arena.tournament.inprocess.play_inprocess`) for built-in bots, or the referee's for
+(:func:`arena.execution.inprocess.play_inprocess`) for built-in bots, or the referee's for
 bot processes, wrapped by :func:`experiment_game` to add what the report needs and the
 results do not hold (puzzles completed by colour). Each game's row is stored as it finishes
 (:mod:`.store`), so an interrupted experiment continues where it stopped.
@@ -22,8 +22,9 @@ from pathlib import Path
 
 from engine.replay import load_replay, resimulate
 
-from ..tournament.executors import make_executor
-from ..tournament.runner import Interrupted, build_request
+from ..cluster.named import make_executor
+from ..execution.work import Interrupted, play_one
+from ..tournament.requests import build_request
 from ..tournament.schedule import group_count, schedule
 from .actions import action_columns, action_counts
 from .config import ExperimentConfig
@@ -49,10 +50,6 @@ def experiment_game(request: dict, pool=None, play: str = "inprocess", keep_repl
     The game is re-simulated from its replay (written to a temporary file unless the
     experiment keeps replays), which also checks that it reproduces.
     """
-    if play == "inprocess":
-        from ..tournament.inprocess import play_inprocess as fn
-    else:
-        from ..referee import play_game as fn
     tmp = None
     if not keep_replay or not request.get("replay_path"):
         fd, tmp = tempfile.mkstemp(prefix="arena-exp-", suffix=".json")
@@ -60,7 +57,7 @@ def experiment_game(request: dict, pool=None, play: str = "inprocess", keep_repl
         request = {**request, "replay_path": tmp}
     try:
         # bot processes come from the worker's pool and go back to it, as a tournament's do
-        outcome = fn(request) if play == "inprocess" else fn(request, pool)
+        outcome = play_one(request, pool, play)
         game = resimulate(load_replay(request["replay_path"]))
     finally:
         if tmp is not None and os.path.exists(tmp):

@@ -2,7 +2,7 @@
 
 Each built-in bot of the experiment is measured quickly against ``greedy``: a few
 seat-rotated groups at two seats under the reference rule set, played in this process
-(:func:`arena.tournament.inprocess.play_inprocess`), giving its **points share** (its
+(:func:`arena.execution.inprocess.play_inprocess`), giving its **points share** (its
 points over its and greedy's points, all games together) and its win share with a Wilson
 interval. ``greedy`` is the yardstick (50% by definition); a bot with a command line is
 not measured here. The figures are kept in the experiment's results file, so a continued
@@ -27,7 +27,7 @@ WEAK_BOTS = ("random",)
 
 def measure(bot: str, spec, groups: int = 4, seed: int = 0) -> dict:
     """``bot`` (a built-in bot's name) against greedy: ``{"points_share", "wins", "games", "source"}``."""
-    from ..tournament.inprocess import play_inprocess
+    from ..execution.inprocess import play_inprocess
 
     if bot == YARDSTICK:
         return {"points_share": 0.5, "wins": None, "games": 0, "source": "the yardstick (50% by definition)"}

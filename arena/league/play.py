@@ -1,14 +1,14 @@
-"""``arena league play``: plan seat-rotated groups lazily, play them on the runner's pool, store each game.
+"""``arena league play``: plan seat-rotated groups lazily, play them on an executor, store each game.
 
-Groups are planned one at a time as the pool asks for work: the counts of games and
+Groups are planned one at a time as the executor asks for work: the counts of games and
 meetings include the groups in flight, and the ratings the matchmaking uses are those of
 every group at least :data:`LOOKAHEAD_GROUPS` groups back (refitted whenever that basis
-grew by 5%). Group *g* waits (:data:`~arena.tournament.schedule.WAIT`) until every group
+grew by 5%). Group *g* waits (:data:`~arena.execution.work.WAIT`) until every group
 before *g* - ``LOOKAHEAD_GROUPS`` is played, so its table is a function of stored results
 alone, never of which games happened to finish first: a league plays the same games on
-one core, on many, and on a Dask cluster. A group whose entries are all
-built-in bots is played in-process (no bot processes, as the tournament runner's
-``inprocess`` executor does); any other group goes through the referee with bot processes.
+one core, on many, and on a Dask cluster. A group whose entries are all built-in bots is
+played in-process (no bot processes: :mod:`arena.execution.inprocess`); any other group
+goes through the referee with bot processes.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import sqlite3
 import time
 from typing import Callable
 
-from ..tournament.executors import LocalExecutor
-from ..tournament.runner import Interrupted
-from ..tournament.schedule import WAIT, GameTask, group_seed, rotate
+from ..execution.local import LocalExecutor
+from ..execution.work import WAIT, Interrupted
+from ..tournament.schedule import GameTask, group_seed, rotate
 from .matchmaking import game_counts, meetings_of, pick_table, uncertainty
 from .store import League, LeagueError
 from .table import ratings
@@ -128,72 +128,13 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     removed if it is not), the layout ``arena serve`` reads; ``keep_replays`` > 0 keeps only
     the newest that many.
     """
-    seats = league.seats
-    active = [e.name for e in league.entries(active_only=True)]
-    if len(active) < seats:
-        raise LeagueError(f"{league.path}: {seats} seats need at least {seats} active entries, "
-                          f"got {len(active)} (add some with `arena league add`)")
-    entries = {e.name: e for e in league.entries()}
-    builtin = builtin_policies()
-    stored = league.games()
-    counts = game_counts(stored)
-    met = meetings_of(stored)
-    state = {"elo": {}, "fitted_at": -1, "stored": stored}
-    rules = league.spec.to_json()
-    seed = int(league.meta("seed", 0))
-    tc = league.meta("time_control") or {}
-    sandbox = sandbox or league.meta("sandbox", "auto")
-    book = league.meta("deals") or []  # a deal book given to `arena league new --deals`
-    unfinished = {g: t for g, t in unfinished_groups(stored, seats).items() if all(n in active for n in t[0])}
-    owed = sum(len(t[2]) for t in unfinished.values())
+    planner = _Planner(league, play, priority)
+    owed = planner.owed
     if owed:
-        echo(f"arena: first completing {len(unfinished)} group{'s' if len(unfinished) != 1 else ''} a stopped "
-             f"run left unfinished ({owed} games)")
-    groups = max(0, math.ceil((games - owed) / seats))
-    first = league.next_group()
-    modes: dict[int, str] = {}
+        echo(f"arena: first completing {len(planner.unfinished)} group{'s' if len(planner.unfinished) != 1 else ''} "
+             f"a stopped run left unfinished ({owed} games)")
+    planner.groups = max(0, math.ceil((games - owed) / league.seats))
     echo = echo or (lambda text: None)
-
-    # games of this run not yet back, per group: a group's results count for the
-    # matchmaking once none are (a game that could not be played counts as back)
-    out: dict[int, int] = {g: len(t[2]) for g, t in unfinished.items()}
-
-    def refit(basis: list[dict]) -> None:
-        n = len(basis)
-        if n and (state["fitted_at"] < 0 or n >= state["fitted_at"] * 1.05 + 1):
-            fit = ratings(league, basis, bootstrap=0)
-            state["elo"] = dict(fit.elo) if fit else {}
-            state["fitted_at"] = n
-
-    def tasks():
-        for group, (table, gseed, missing) in unfinished.items():
-            modes[group] = "inprocess" if play != "bots" and all(entries[n].bot in builtin for n in table) else "bots"
-            for rotation in missing:
-                yield GameTask(f"{league.path.name}:{group}:{rotation}:{gseed}", group, rotation, gseed,
-                               rotate(table, rotation))
-        for group in range(first, first + groups):
-            known = group - LOOKAHEAD_GROUPS  # the groups before this one decide its table
-            while any(left and g < known for g, left in out.items()):
-                yield WAIT
-            # in a fixed order: the fit must not depend on which game came back first
-            basis = sorted((x for x in state["stored"] if x["group"] < known),
-                           key=lambda x: (x["group"], [str(s["bot"]) for s in x["seats"]]))
-            refit(basis)
-            out[group] = seats
-            gseed = group_seed(seed, group)
-            doubt = uncertainty(basis, state["elo"], active) if priority == "uncertain" else None
-            table = pick_table(active, counts, state["elo"], met, seats, random.Random(gseed), doubt)
-            inproc = play != "bots" and all(entries[n].bot in builtin for n in table)
-            modes[group] = "inprocess" if inproc else "bots"
-            for n in table:
-                counts[n] = counts.get(n, 0) + seats
-            for i, a in enumerate(table):
-                for b in table[i + 1:]:
-                    met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + seats
-            for rotation in range(seats):
-                yield GameTask(f"{league.path.name}:{group}:{rotation}:{gseed}", group, rotation, gseed,
-                               rotate(table, rotation))
-
     pending = None
     if replays is not None:
         from pathlib import Path
@@ -201,15 +142,9 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
         replays = Path(replays)
         pending = replays / ".pending"
         pending.mkdir(mode=0o700, parents=True, exist_ok=True)
-
-    def payload(task: GameTask) -> dict:
-        replay = str(pending / f"{task.group}-{task.rotation}.json") if pending is not None else None
-        request = {"seats": [entries[n].seat_request() for n in task.bots], "rules": rules, "players": seats,
-                   "seed": task.seed, "deal": book[task.group % len(book)] if book else None, "time_control": tc, "fault_policy": "forfeit",
-                   "sandbox": sandbox, "pause_idle": False, "replay_path": replay, "log_dir": None}
-        return {"request": request, "play": modes[task.group]}
-
-    summary = {"scheduled": groups * seats + owed, "played": 0, "failed": [], "worker_deaths": 0, "completed": owed}
+    payload = _payloads(league, planner, sandbox, pending)
+    summary = {"scheduled": planner.groups * league.seats + owed, "played": 0, "failed": [], "worker_deaths": 0,
+               "completed": owed}
     from tqdm import tqdm
 
     from ..progress import Ticker
@@ -224,14 +159,13 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
 
     t0 = time.perf_counter()
     try:
-        for task, reply in executor.run(tasks(), payload, lambda: False, on_death):
-            if task.group in out:
-                out[task.group] -= 1
+        for task, reply in executor.run(planner.tasks(), payload, lambda: False, on_death):
+            planner.back(task)
             if isinstance(reply, Exception):
                 summary["failed"].append(f"{task.key}: {reply}")
                 echo(f"arena: game {task.key} was not played ({reply})")
                 continue
-            stored = _record(league, task, reply["outcome"], modes[task.group])
+            stored = _record(league, task, reply["outcome"], planner.modes[task.group])
             if pending is not None:
                 _place_replay(pending, replays, task, stored)
                 if keep_replays and summary["played"] % 50 == 0:
@@ -243,9 +177,7 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
                 bar.update(1)
                 if not progress:
                     ticker.update(1)
-                ranks = reply["outcome"]["result"]["ranking"]
-                state["stored"].append({"group": task.group,
-                                        "seats": [{"bot": n, "rank": r} for n, r in zip(task.bots, ranks)]})
+                planner.stored(task, reply["outcome"]["result"]["ranking"])
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: {summary['played']} games were stored in {league.path}; "
                           f"`arena league play` completes the unfinished groups first") from None
@@ -257,3 +189,113 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
         echo(ticker.line())
     summary["elapsed_s"] = time.perf_counter() - t0
     return summary
+
+
+class _Planner:
+    """A league run's groups, planned lazily as the executor asks for games (see the module
+    docstring): first the rotations a stopped run left unplayed, then :attr:`groups` new
+    groups from the league's next one, each table picked from the counts, the meetings and
+    the ratings of the groups at least :data:`LOOKAHEAD_GROUPS` back."""
+
+    def __init__(self, league: League, play: str, priority: str):
+        self.league, self.play, self.priority = league, play, priority
+        self.seats = seats = league.seats
+        self.active = [e.name for e in league.entries(active_only=True)]
+        if len(self.active) < seats:
+            raise LeagueError(f"{league.path}: {seats} seats need at least {seats} active entries, "
+                              f"got {len(self.active)} (add some with `arena league add`)")
+        self.entries = {e.name: e for e in league.entries()}
+        self.builtin = builtin_policies()
+        stored = league.games()
+        self.counts = game_counts(stored)
+        self.met = meetings_of(stored)
+        self.elo: dict = {}
+        self.fitted_at = -1
+        self.stored_games = stored
+        self.seed = int(league.meta("seed", 0))
+        self.unfinished = {g: t for g, t in unfinished_groups(stored, seats).items()
+                           if all(n in self.active for n in t[0])}
+        self.owed = sum(len(t[2]) for t in self.unfinished.values())
+        self.groups = 0
+        self.first = league.next_group()
+        self.modes: dict[int, str] = {}
+        # games of this run not yet back, per group: a group's results count for the
+        # matchmaking once none are (a game that could not be played counts as back)
+        self.out: dict[int, int] = {g: len(t[2]) for g, t in self.unfinished.items()}
+
+    def mode(self, table) -> str:
+        """``inprocess`` for a table of built-in bots (unless the run plays bots), else ``bots``."""
+        return "inprocess" if self.play != "bots" and all(self.entries[n].bot in self.builtin for n in table) \
+            else "bots"
+
+    def refit(self, basis: list[dict]) -> None:
+        """Refit the ratings when their basis grew by 5% since the last fit."""
+        n = len(basis)
+        if n and (self.fitted_at < 0 or n >= self.fitted_at * 1.05 + 1):
+            fit = ratings(self.league, basis, bootstrap=0)
+            self.elo = dict(fit.elo) if fit else {}
+            self.fitted_at = n
+
+    def tasks(self):
+        """Every game of the run, lazily; :data:`WAIT` while a group's table needs results in flight."""
+        name = self.league.path.name
+        for group, (table, gseed, missing) in self.unfinished.items():
+            self.modes[group] = self.mode(table)
+            for rotation in missing:
+                yield GameTask(f"{name}:{group}:{rotation}:{gseed}", group, rotation, gseed, rotate(table, rotation))
+        for group in range(self.first, self.first + self.groups):
+            known = group - LOOKAHEAD_GROUPS  # the groups before this one decide its table
+            while any(left and g < known for g, left in self.out.items()):
+                yield WAIT
+            table, gseed = self.table(group, known)
+            for rotation in range(self.seats):
+                yield GameTask(f"{name}:{group}:{rotation}:{gseed}", group, rotation, gseed, rotate(table, rotation))
+
+    def table(self, group: int, known: int) -> tuple[tuple[str, ...], int]:
+        """Group ``group``'s table and seed, from the stored results of the groups before
+        ``known``; its games and meetings counted at once."""
+        # in a fixed order: the fit must not depend on which game came back first
+        basis = sorted((x for x in self.stored_games if x["group"] < known),
+                       key=lambda x: (x["group"], [str(s["bot"]) for s in x["seats"]]))
+        self.refit(basis)
+        seats = self.seats
+        self.out[group] = seats
+        gseed = group_seed(self.seed, group)
+        doubt = uncertainty(basis, self.elo, self.active) if self.priority == "uncertain" else None
+        table = pick_table(self.active, self.counts, self.elo, self.met, seats, random.Random(gseed), doubt)
+        self.modes[group] = self.mode(table)
+        for n in table:
+            self.counts[n] = self.counts.get(n, 0) + seats
+        for i, a in enumerate(table):
+            for b in table[i + 1:]:
+                self.met[frozenset((a, b))] = self.met.get(frozenset((a, b)), 0) + seats
+        return table, gseed
+
+    def back(self, task: GameTask) -> None:
+        """A game of the run came back (played or not)."""
+        if task.group in self.out:
+            self.out[task.group] -= 1
+
+    def stored(self, task: GameTask, ranks: list[int]) -> None:
+        """A game stored by this run: its result counts for the tables of later groups."""
+        self.stored_games.append({"group": task.group,
+                                  "seats": [{"bot": n, "rank": r} for n, r in zip(task.bots, ranks)]})
+
+
+def _payloads(league: League, planner: _Planner, sandbox: str | None, pending) -> Callable[[GameTask], dict]:
+    """The function that turns a league game into its payload (its replay in ``pending``)."""
+    seats, entries = league.seats, planner.entries
+    rules = league.spec.to_json()
+    tc = league.meta("time_control") or {}
+    sandbox = sandbox or league.meta("sandbox", "auto")
+    book = league.meta("deals") or []  # a deal book given to `arena league new --deals`
+
+    def payload(task: GameTask) -> dict:
+        replay = str(pending / f"{task.group}-{task.rotation}.json") if pending is not None else None
+        request = {"seats": [entries[n].seat_request() for n in task.bots], "rules": rules, "players": seats,
+                   "seed": task.seed, "deal": book[task.group % len(book)] if book else None,
+                   "time_control": tc, "fault_policy": "forfeit", "sandbox": sandbox, "pause_idle": False,
+                   "replay_path": replay, "log_dir": None}
+        return {"request": request, "play": planner.modes[task.group]}
+
+    return payload

@@ -22,24 +22,16 @@ from typing import Callable
 from ..errors import ArenaError
 from ..process.sandbox import announce, sweep_stale
 from .config import TournamentConfig
-from .executors import WorkerLost, make_executor
+from ..cluster.named import make_executor
+from ..execution.work import Interrupted, WorkerLost, play_one
 from .gamelines import append_game_line, append_line, catch_up, game_faults
+from .requests import build_request
 from .schedule import GameTask, schedule, total_games
 from .sprt import SPRT, describe, game_score
 from .standings import game_points
 from .store import Store
 
 log = logging.getLogger("arena.tournament")
-
-
-class Interrupted(ArenaError):
-    """The run was interrupted (Ctrl-C: exit code 130; SIGTERM: 143; its output closed: 141);
-    what was stored stays stored, and so do its lines. ``summary`` is the run's summary so
-    far, for the caller to print the results; ``signals`` the :class:`StopSignals` of the run."""
-
-    exit_code = 130
-    summary: dict | None = None
-    signals: "StopSignals | None" = None
 
 
 class Terminated(KeyboardInterrupt):
@@ -206,22 +198,6 @@ def check_resume(store: Store, cfg: TournamentConfig, allow_changes: bool = Fals
     return out
 
 
-def build_request(cfg: TournamentConfig, task: GameTask, output: Path) -> dict:
-    """The ``play_game`` request of one scheduled game."""
-    seen: dict[str, int] = {}
-    seats = []
-    for name in task.bots:
-        seen[name] = seen.get(name, 0) + 1
-        label = name if seen[name] == 1 else f"{name}#{seen[name]}"
-        seats.append(cfg.bot(name).seat_request(label))
-    replay = output / "replays" / f"{task.group:06d}-{task.rotation}.json" if cfg.replays else None
-    return {"seats": seats, "rules": cfg.rules.to_json(), "players": cfg.seats, "seed": task.seed, "deal": cfg.deal_for(task.group),
-            "time_control": dict(cfg.time_control), "fault_policy": cfg.fault_policy, "sandbox": cfg.sandbox,
-            "pause_idle": cfg.pause_idle, "replay_path": str(replay) if replay else None,
-            "log_dir": str(output / "logs"), "private_paths": [str(output)], "fresh_process": cfg.fresh_process,
-            "max_games_per_process": cfg.max_games_per_process}
-
-
 def _log_faults(path: Path, task: GameTask, outcome: dict) -> None:
     """``--log-protocol``: after a game's lines, each fault of the game as the arena's note
     (``!``), as cutechess-cli's ``-debug`` shows why a game ended."""
@@ -258,18 +234,7 @@ class WaitBetweenGames:
         if _PLAYED_IN_WORKER:
             time.sleep(self.wait_ms / 1000.0)
         _PLAYED_IN_WORKER = True
-        fn = self.game_fn
-        if fn is None and self.play == "inprocess":
-            from .inprocess import play_inprocess
-
-            return play_inprocess(request)
-        if fn is None:
-            from ..referee import play_game
-
-            return play_game(request, pool)
-        from .executors import uses_pool
-
-        return fn(request, pool) if uses_pool(fn) else fn(request)
+        return play_one(request, pool, self.play, self.game_fn)
 
 
 _PLAYED_IN_WORKER = False  # set in a worker process once it played a game
@@ -361,6 +326,44 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         # the tier the games get, or a sentence why none can run (on a cluster each worker
         # decides, and the run names each worker's tier)
         echo(announce(cfg.sandbox, installed_only=all(b.cmd is None for b in cfg.bots)))
+    store = _open_store(cfg, output, allow_changes, echo)
+    handler = _start_log(output)
+    run = _TournamentRun(cfg, store, output, echo, games_out, protocol_log)
+    run.on_game, run.on_start = on_game, on_start
+    run.game_fn = game_fn if not wait_ms else WaitBetweenGames(wait_ms, game_fn, cfg.play)
+    if executor is None:
+        executor = make_executor(cfg.executor, cfg.address, cfg.concurrency, run=str(output),
+                                 initializer=_die_with_parent)
+    run.bar = tqdm(total=run.summary["scheduled"], initial=run.summary["stored_before"], unit="game",
+                   disable=not progress, file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    run.bar.set_postfix_str(run.live.line())
+    run.progress = progress
+    t0 = time.perf_counter()
+    own_signals = signals is None
+    signals = StopSignals().install() if own_signals else signals
+    try:
+        for task, reply in executor.run(run.pending, run.payload, lambda: run.stop, run.on_death):
+            run.take(task, reply, signals)
+    except ArenaError as exc:
+        if getattr(exc, "event", None):  # what stopped the run (the cluster's scheduler was lost)
+            store.add_event(exc.event, str(exc))
+        raise
+    except KeyboardInterrupt as exc:
+        raise run.interrupted(exc, signals) from None
+    finally:
+        if own_signals:
+            signals.stopping = True  # the run ends as it is; a signal now is only recorded
+        try:
+            run.close(handler, t0)
+        finally:
+            if own_signals:
+                signals.restore()
+    return run.summary
+
+
+def _open_store(cfg: TournamentConfig, output: Path, allow_changes: bool, echo: Callable[[str], None]) -> Store:
+    """The output folder's store, checked to continue ``cfg`` (see :func:`check_resume`),
+    what changed recorded, the run's settings stored and its folders made."""
     store = Store.open(output)
     try:
         resume = check_resume(store, cfg, allow_changes)
@@ -378,110 +381,126 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
     (output / "logs").mkdir(exist_ok=True)
     if cfg.replays:
         (output / "replays").mkdir(exist_ok=True)
-    handler = _start_log(output)
-    files = {"jsonl": output / "games.jsonl", "out": Path(games_out) if games_out is not None else None}
-    known: dict = {}
-    caught = catch_up(store, files["jsonl"], files["out"], known)  # what a stopped run left behind
-    if any(caught.values()):
-        store.add_event("lines-rebuilt", "; ".join(f"{path}: {n}" for path, n in caught.items() if n))
-    done = store.keys()
-    stored_games = store.games()
-    live = _Live(cfg, stored_games)
-    scheduled = total_games(cfg)
-    summary = {"output": str(output), "scheduled": scheduled, "stored_before": len(done), "played": 0,
-               "duplicates": 0, "failed": 0, "worker_deaths": 0, "game_cpu_s": 0.0, "game_wall_s": 0.0,
-               "sprt": live.sprt()}
-    if executor is None:
-        executor = make_executor(cfg.executor, cfg.address, cfg.concurrency, run=str(output),
-                                 initializer=_die_with_parent)
-    state = {"stop": bool(summary["sprt"] and summary["sprt"]["decision"])}
+    return store
 
-    played_fn = game_fn if not wait_ms else WaitBetweenGames(wait_ms, game_fn, cfg.play)
 
-    def payload(task: GameTask) -> dict:
-        request = build_request(cfg, task, output)
-        if protocol_log is not None:
-            request["protocol_log"] = {"path": str(protocol_log), "game": task.key}
-        if on_start is not None:
-            on_start(task)
-        return {"key": task.key, "request": request, "play": cfg.play, "game_fn": played_fn}
+class _TournamentRun:
+    """One run of :func:`run_tournament`: the games still to play, and each game that comes
+    back stored with its lines, counted, shown and handed to ``on_game``."""
 
-    def on_death(keys: list[str], detail: str) -> None:
-        summary["worker_deaths"] += 1
-        store.add_event("worker-died", f"{detail}: {', '.join(keys)}")
+    on_game: Callable[[GameTask, dict], None] | None = None
+    on_start: Callable[[GameTask], None] | None = None
+    game_fn: Callable | None = None
+    bar = None
+    progress = False
+
+    def __init__(self, cfg: TournamentConfig, store: Store, output: Path, echo: Callable[[str], None],
+                 games_out: Path | None, protocol_log: Path | None):
+        self.cfg, self.store, self.output, self.echo, self.protocol_log = cfg, store, output, echo, protocol_log
+        self.files = {"jsonl": output / "games.jsonl", "out": Path(games_out) if games_out is not None else None}
+        self.known: dict = {}
+        caught = catch_up(store, self.files["jsonl"], self.files["out"], self.known)  # what a stopped run left
+        if any(caught.values()):
+            store.add_event("lines-rebuilt", "; ".join(f"{path}: {n}" for path, n in caught.items() if n))
+        done = store.keys()
+        stored_games = store.games()
+        self.live = _Live(cfg, stored_games)
+        self.summary = {"output": str(output), "scheduled": total_games(cfg), "stored_before": len(done),
+                        "played": 0, "duplicates": 0, "failed": 0, "worker_deaths": 0, "game_cpu_s": 0.0,
+                        "game_wall_s": 0.0, "sprt": self.live.sprt()}
+        self.stop = bool(self.summary["sprt"] and self.summary["sprt"]["decision"])
+        self.ready_seen: set[str] = set()
+        self.plan = None
+        if cfg.format == "swiss":  # round k+1 is paired from the stored results of round k
+            from .swiss import SwissPlan
+            self.plan = SwissPlan(cfg, stored_games)
+            self.pending = self.plan.tasks()
+        elif cfg.format == "knockout":  # a tie starts when both its bots are known
+            from .knockout import KnockoutPlan
+            self.plan = KnockoutPlan(cfg, stored_games)
+            self.pending = self.plan.tasks()
+        else:
+            self.pending = (t for t in schedule(cfg) if t.key not in done)
+        self.shown = time.perf_counter()
+
+    def payload(self, task: GameTask) -> dict:
+        """What a worker needs to play ``task`` (see :mod:`arena.execution.work`)."""
+        request = build_request(self.cfg, task, self.output)
+        if self.protocol_log is not None:
+            request["protocol_log"] = {"path": str(self.protocol_log), "game": task.key}
+        if self.on_start is not None:
+            self.on_start(task)
+        return {"key": task.key, "request": request, "play": self.cfg.play, "game_fn": self.game_fn}
+
+    def on_death(self, keys: list[str], detail: str) -> None:
+        """A worker died with games of the run: recorded, logged and said."""
+        self.summary["worker_deaths"] += 1
+        self.store.add_event("worker-died", f"{detail}: {', '.join(keys)}")
         log.warning("%s: %s", detail, ", ".join(keys))
-        echo(f"arena: {detail} (games {', '.join(keys)})")
+        self.echo(f"arena: {detail} (games {', '.join(keys)})")
 
-    ready_seen: set[str] = set()
-    plan = None
-    if cfg.format == "swiss":  # round k+1 is paired from the stored results of round k
-        from .swiss import SwissPlan
-        plan = SwissPlan(cfg, stored_games)
-        pending = plan.tasks()
-    elif cfg.format == "knockout":  # a tie starts when both its bots are known
-        from .knockout import KnockoutPlan
-        plan = KnockoutPlan(cfg, stored_games)
-        pending = plan.tasks()
-    else:
-        pending = (t for t in schedule(cfg) if t.key not in done)
-    bar = tqdm(total=scheduled, initial=len(done), unit="game", disable=not progress, file=sys.stderr,
-               dynamic_ncols=True, smoothing=0.1)
-    bar.set_postfix_str(live.line())
-    shown = time.perf_counter()
-    t0 = time.perf_counter()
-    own_signals = signals is None
-    signals = StopSignals().install() if own_signals else signals
-    try:
-        for task, reply in executor.run(pending, payload, lambda: state["stop"], on_death):
-            if isinstance(reply, ArenaError):
-                raise ArenaError(f"game {task.key} cannot be played: {reply}; the tournament stops "
-                                 f"({store.count()} games stored)")
-            if isinstance(reply, Exception):
-                summary["failed"] += 1
-                kind = "worker-died" if isinstance(reply, WorkerLost) else "game-failed"
-                store.add_event(kind, f"{task.key}: {reply}")
-                log.error("game %s not played: %s", task.key, reply)
-                if plan is not None:
-                    plan.lost(task)
-                echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
-                continue
-            outcome = reply["outcome"]
-            with signals.hold():  # stored and its lines written, or none of it
-                recorded = store.record_game(task, outcome, reply.get("worker", ""))
-                if recorded:
-                    append_line(files["jsonl"], task, outcome)
-                    known.setdefault(files["jsonl"], set()).add(task.key)
-                    if files["out"] is not None:
-                        append_game_line(files["out"], task, outcome)
-                        known.setdefault(files["out"], set()).add(task.key)
-            if plan is not None:
-                plan.stored(task, outcome["result"]["ranking"])
-            if recorded and protocol_log is not None:
-                _log_faults(protocol_log, task, outcome)
-            if not recorded:
-                summary["duplicates"] += 1
-                continue
-            summary["played"] += 1
-            summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
-            summary["game_wall_s"] += reply.get("wall_s") or 0.0
-            live.add(task.group, list(task.bots), outcome["result"]["ranking"])
-            _remember_ready(store, task, outcome, ready_seen)
-            if on_game is not None:
-                on_game(task, outcome)
-            bar.update(1)
-            if progress and time.perf_counter() >= shown + 0.2:  # the live line, a few times a second
-                shown = time.perf_counter()
-                bar.set_postfix_str(live.line(), refresh=False)
-            status = live.sprt()
-            if status and status["decision"] and not state["stop"]:
-                state["stop"] = True
-                store.set_meta("sprt_decision", json.dumps(status))
-                echo(f"arena: sprt decided: {describe(status)}")
-    except ArenaError as exc:
-        if getattr(exc, "event", None):  # what stopped the run (the cluster's scheduler was lost)
-            store.add_event(exc.event, str(exc))
-        raise
-    except KeyboardInterrupt as exc:
+    def take(self, task: GameTask, reply, signals: StopSignals) -> None:
+        """One game back from the executor: stored with its lines, or its failure recorded."""
+        if isinstance(reply, ArenaError):
+            raise ArenaError(f"game {task.key} cannot be played: {reply}; the tournament stops "
+                             f"({self.store.count()} games stored)")
+        if isinstance(reply, Exception):
+            self.not_played(task, reply)
+            return
+        outcome = reply["outcome"]
+        with signals.hold():  # stored and its lines written, or none of it
+            recorded = self.store.record_game(task, outcome, reply.get("worker", ""))
+            if recorded:
+                self.write_lines(task, outcome)
+        if self.plan is not None:
+            self.plan.stored(task, outcome["result"]["ranking"])
+        if recorded and self.protocol_log is not None:
+            _log_faults(self.protocol_log, task, outcome)
+        if not recorded:
+            self.summary["duplicates"] += 1
+            return
+        self.counted(task, reply)
+
+    def not_played(self, task: GameTask, reply: Exception) -> None:
+        """A game that could not be played: recorded; the next run retries it."""
+        self.summary["failed"] += 1
+        kind = "worker-died" if isinstance(reply, WorkerLost) else "game-failed"
+        self.store.add_event(kind, f"{task.key}: {reply}")
+        log.error("game %s not played: %s", task.key, reply)
+        if self.plan is not None:
+            self.plan.lost(task)
+        self.echo(f"arena: game {task.key} was not played ({reply}); run again to retry it")
+
+    def write_lines(self, task: GameTask, outcome: dict) -> None:
+        """A stored game's line in ``games.jsonl`` (and in ``games_out``)."""
+        append_line(self.files["jsonl"], task, outcome)
+        self.known.setdefault(self.files["jsonl"], set()).add(task.key)
+        if self.files["out"] is not None:
+            append_game_line(self.files["out"], task, outcome)
+            self.known.setdefault(self.files["out"], set()).add(task.key)
+
+    def counted(self, task: GameTask, reply: dict) -> None:
+        """A newly stored game in the summary, the live figures and the bar; the sprt asked."""
+        outcome, summary = reply["outcome"], self.summary
+        summary["played"] += 1
+        summary["game_cpu_s"] += reply.get("cpu_s") or 0.0
+        summary["game_wall_s"] += reply.get("wall_s") or 0.0
+        self.live.add(task.group, list(task.bots), outcome["result"]["ranking"])
+        _remember_ready(self.store, task, outcome, self.ready_seen)
+        if self.on_game is not None:
+            self.on_game(task, outcome)
+        self.bar.update(1)
+        if self.progress and time.perf_counter() >= self.shown + 0.2:  # the live line, a few times a second
+            self.shown = time.perf_counter()
+            self.bar.set_postfix_str(self.live.line(), refresh=False)
+        status = self.live.sprt()
+        if status and status["decision"] and not self.stop:
+            self.stop = True
+            self.store.set_meta("sprt_decision", json.dumps(status))
+            self.echo(f"arena: sprt decided: {describe(status)}")
+
+    def interrupted(self, exc: KeyboardInterrupt, signals: StopSignals) -> Interrupted:
+        """The :class:`Interrupted` a signal (or a closed output) turns the run into."""
         signals.stopping = True  # what comes now is recorded, not raised
         if isinstance(exc, OutputClosed):
             signals.output_closed = True
@@ -489,40 +508,37 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
             signals.received.append(signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
         code = signals.exit_code()
         how = {143: "terminated (SIGTERM)", 141: "stopped: its output was closed"}.get(code, "interrupted")
-        err = Interrupted(f"{how}: {store.count()} of {scheduled} games are stored in {output}; "
-                          f"run the same command again to continue")
+        err = Interrupted(f"{how}: {self.store.count()} of {self.summary['scheduled']} games are stored in "
+                          f"{self.output}; run the same command again to continue")
         err.exit_code = code
-        err.summary = summary
+        err.summary = self.summary
         err.signals = signals
-        raise err from None
-    finally:
-        if own_signals:
-            signals.stopping = True  # the run ends as it is; a signal now is only recorded
+        return err
+
+    def close(self, handler: logging.Handler, t0: float) -> None:
+        """The end of the run, however it ends: lines caught up, the bar and the log closed,
+        the summary completed (a Swiss or knockout's pairings stored) and the store closed."""
         try:
-            try:
-                catch_up(store, files["jsonl"], files["out"], known)  # a line written per stored game
-            except OSError as exc:
-                echo(f"arena: cannot bring the game lines up to date ({exc}); the next run does it")
-            if progress:
-                bar.set_postfix_str(live.line(), refresh=False)
-            bar.close()
-            _stop_log(handler)
-            summary["elapsed_s"] = time.perf_counter() - t0
-            summary["stored"] = store.count()
-            summary["sprt"] = live.sprt()
-            if plan is not None and cfg.format == "knockout":
-                summary["knockout"] = plan.summary()
-                store.set_meta("knockout", json.dumps(summary["knockout"]))
-            elif plan is not None:
-                summary["swiss"] = {"rounds_paired": len(plan.pairings), "rounds": plan.rounds,
-                                    "repeat_pairings": plan.repeats}
-                store.set_meta("swiss", json.dumps({"pairings": plan.pairings, "byes": [
-                    None if b is None else plan.names[b] for b in plan.bye_of], "standings": plan.standings()}))
-            store.close()
-        finally:
-            if own_signals:
-                signals.restore()
-    return summary
+            catch_up(self.store, self.files["jsonl"], self.files["out"], self.known)  # a line per stored game
+        except OSError as exc:
+            self.echo(f"arena: cannot bring the game lines up to date ({exc}); the next run does it")
+        if self.progress:
+            self.bar.set_postfix_str(self.live.line(), refresh=False)
+        self.bar.close()
+        _stop_log(handler)
+        summary, plan = self.summary, self.plan
+        summary["elapsed_s"] = time.perf_counter() - t0
+        summary["stored"] = self.store.count()
+        summary["sprt"] = self.live.sprt()
+        if plan is not None and self.cfg.format == "knockout":
+            summary["knockout"] = plan.summary()
+            self.store.set_meta("knockout", json.dumps(summary["knockout"]))
+        elif plan is not None:
+            summary["swiss"] = {"rounds_paired": len(plan.pairings), "rounds": plan.rounds,
+                                "repeat_pairings": plan.repeats}
+            self.store.set_meta("swiss", json.dumps({"pairings": plan.pairings, "byes": [
+                None if b is None else plan.names[b] for b in plan.bye_of], "standings": plan.standings()}))
+        self.store.close()
 
 
 def _remember_ready(store: Store, task: GameTask, outcome: dict, seen: set[str]) -> None:

@@ -29,6 +29,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Iterator
 
+from ..execution.work import WAIT  # noqa: F401 -- what a lazy schedule yields (Swiss, knockout)
 from .config import TournamentConfig
 from .sizes import cycle_length, total_groups
 
@@ -282,14 +283,3 @@ def schedule(cfg: TournamentConfig, start_group: int = 0) -> Iterator[GameTask]:
         for rotation in range(cfg.rotations):  # every seat of the deal, or only the first (swap: false)
             yield GameTask(game_key(cfg.name, group, rotation, seed), group, rotation, seed, rotate(table, rotation))
 
-
-class _Wait:
-    """What a lazy schedule yields when its next games depend on games still in flight."""
-
-    def __repr__(self) -> str:
-        return "WAIT"
-
-
-#: yielded by a schedule (Swiss) whose next round needs the results of the current one:
-#: an executor then feeds no more games until one finishes, and asks again
-WAIT = _Wait()
