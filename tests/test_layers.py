@@ -134,6 +134,30 @@ def test_lower_layers_do_not_import_higher_ones(layer):
     assert found == []
 
 
+def test_games_are_played_through_one_seam_below_the_tournament():
+    """``arena.execution`` plays a batch of games and hands back their records for every
+    caller: the cluster's workers play its unit of work and never import the tournament;
+    leagues and experiments take it (executor, ``WAIT``, ``Interrupted``) from the seam, not
+    from the tournament's runner or executors; the seam imports none of its callers, and the
+    layers below it do not import it."""
+    rules = {
+        "arena/cluster": ("arena.tournament",),
+        "arena/league": ("arena.tournament.executors", "arena.tournament.dask_executor", "arena.tournament.runner",
+                         "arena.tournament.inprocess"),
+        "arena/experiment": ("arena.tournament.executors", "arena.tournament.dask_executor",
+                             "arena.tournament.runner", "arena.tournament.inprocess"),
+        "arena/execution": ("arena.cluster", "arena.tournament", "arena.league", "arena.experiment", "arena.web",
+                            "arena.bench", "arena.rl", "arena.cli"),
+        "arena/botspec": ("arena.execution",),
+        "arena/process": ("arena.execution",),
+        "arena/packages": ("arena.execution",),
+    }
+    graph = module_graph()
+    found = [f"{module_name(p)} imports {m}" for folder, banned in rules.items() for p in sources(folder)
+             for m in sorted(graph[module_name(p)]) if m.startswith(banned)]
+    assert found == []
+
+
 def test_one_module_says_what_a_bot_command_is():
     """No second copy of the interpreter list or of the script finder outside arena.botspec."""
     for path in sources("arena"):
