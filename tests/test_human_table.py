@@ -127,7 +127,7 @@ def test_a_scripted_person_plays_the_revised_rules_and_sees_nothing_hidden(tmp_p
     finally:
         table.kill()
     assert states[0]["seat"] == 2 and states[-1]["over"]
-    assert states[-1]["replay"].startswith("/replay?token=")
+    assert states[-1]["replay"].startswith("replay?token=")  # beside the page
     replay = load_replay(table.replay)
     name = replay["seats"][2]
     assert replay["seats"][:2] == ["planner-fast", "random"] and name and name in out

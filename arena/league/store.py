@@ -353,3 +353,34 @@ class League:
                                             "faults": faults, "forfeited": bool(forf)})
         return list(games.values())
 
+
+
+#: A person's games against the league's bots (``arena serve``'s ``/play/BOT``), kept apart
+#: from ``games`` and ``seats``: the ratings never read them, so they move no bot's rating.
+PEOPLE_SCHEMA = """CREATE TABLE IF NOT EXISTS people_games (
+    id INTEGER PRIMARY KEY, author TEXT NOT NULL, bot TEXT NOT NULL, seat INTEGER NOT NULL,
+    started REAL NOT NULL, finished REAL, seed INTEGER NOT NULL, scores TEXT, ranking TEXT, replay TEXT)"""
+
+
+def start_person_game(league: League, author: str, bot: str, seat: int, seed: int) -> int:
+    """Note a person's game against ``bot`` as started; its id."""
+    league.conn.execute(PEOPLE_SCHEMA)
+    return league.conn.execute("INSERT INTO people_games (author, bot, seat, started, seed) VALUES (?,?,?,?,?)",
+                               (author, bot, seat, time.time(), seed)).lastrowid
+
+
+def finish_person_game(league: League, gid: int, result: dict, replay: str | None) -> None:
+    """Store the result and the replay's file name of a person's game."""
+    league.conn.execute("UPDATE people_games SET finished = ?, scores = ?, ranking = ?, replay = ? WHERE id = ?",
+                        (time.time(), json.dumps(result.get("scores")), json.dumps(result.get("ranking")), replay, gid))
+
+
+def person_games(league: League, author: str | None = None, since: float = 0.0) -> list[dict]:
+    """People's games against the bots, newest first (``author``'s only, if given, started after ``since``)."""
+    league.conn.execute(PEOPLE_SCHEMA)
+    rows = league.conn.execute(
+        "SELECT id, author, bot, seat, started, finished, scores, ranking, replay FROM people_games "
+        "WHERE (? IS NULL OR author = ?) AND started >= ? ORDER BY id DESC", (author, author, since))
+    return [{"id": i, "author": a, "bot": b, "seat": s, "started": st, "finished": f,
+             "scores": json.loads(sc) if sc else None, "ranking": json.loads(rk) if rk else None, "replay": rp}
+            for i, a, b, s, st, f, sc, rk, rp in rows]

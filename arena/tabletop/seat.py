@@ -44,6 +44,8 @@ class PersonSeat:
         self._turn = 0
         self.closed = False
         self.replay_path: str | None = None
+        self.game = None  # the game, read only in its own thread (see _public_view)
+        self.public: dict | None = None  # what a spectator may see: as of the person's last turn
 
     # --- what the referee calls -------------------------------------------------------
     def send_hello(self, hello: dict, startup_s: float) -> None:
@@ -56,7 +58,9 @@ class PersonSeat:
     def ask(self, message: dict, limit_s: float) -> tuple[dict, float, float]:
         """Show ``message`` to the page and wait for the person's choice, at most ``limit_s``."""
         start = time.monotonic()
+        public = self._public_view()
         with self._lock:
+            self.public = public
             self._events.extend(message.get("events") or ())
             self._observation = message["observation"]
             self._request = message
@@ -81,12 +85,24 @@ class PersonSeat:
             self._events.extend(message.get("events") or ())
             self._lock.notify_all()
 
+    def _public_view(self) -> dict | None:
+        """What a spectator may see of the game now (called in the game's thread, between moves)."""
+        if self.game is None:
+            return None
+        from engine.spectator import spectator_events, spectator_observation
+
+        return {"observation": spectator_observation(self.game), "events": spectator_events(self.game),
+                "over": self.game.is_over}
+
     def finish(self, result: dict, final_view: dict | None, replay_path: str | None = None) -> None:
         """The game is over (also when the person was not told: a forfeit): its result, the
         seat's last view (every pile is shown once a game is over) and its replay file."""
+        public = self._public_view() if replay_path else None
         with self._lock:
             self._result = result
             self.replay_path = replay_path
+            if public is not None:
+                self.public = public
             if final_view is not None:
                 self._observation = final_view
             self._request = None

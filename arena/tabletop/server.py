@@ -49,8 +49,14 @@ class Table:
         self.left = threading.Event()  # the person pressed Leave after the game
 
 
+def table_of(request: Request) -> Table:
+    """The table a request is for: the one a route put on the request (a league serves many),
+    else the app's own."""
+    return getattr(request.state, "table", None) or request.app.state.table
+
+
 def _allowed(request: Request) -> bool:
-    table: Table = request.app.state.table
+    table = table_of(request)
     given = request.query_params.get("token") or request.headers.get("x-arena-token") or ""
     return hmac.compare_digest(given.encode(), table.token.encode())
 
@@ -78,14 +84,14 @@ async def style(request: Request) -> Response:
 def _state(table: Table) -> dict:
     view = table.person.view()
     view.update(seat=table.seat, names=table.names,
-                replay=("/replay?token=" + table.token) if view["over"] and table.person.replay_path else None)
+                replay=("replay?token=" + table.token) if view["over"] and table.person.replay_path else None)
     return view
 
 
 async def state(request: Request) -> Response:
     if not _allowed(request):
         return _refuse()
-    table: Table = request.app.state.table
+    table = table_of(request)
     try:  # ?turn=N&events=M: wait (up to 20 s) until the view differs, so a page need not poll fast
         turn, events = int(request.query_params["turn"]), int(request.query_params["events"])
     except (KeyError, ValueError):
@@ -98,13 +104,13 @@ async def state(request: Request) -> Response:
 async def cards(request: Request) -> Response:
     if not _allowed(request):
         return _refuse()
-    return JSONResponse(request.app.state.table.cards, headers=HEADERS)
+    return JSONResponse(table_of(request).cards, headers=HEADERS)
 
 
 async def action(request: Request) -> Response:
     if not _allowed(request):
         return _refuse()
-    table: Table = request.app.state.table
+    table = table_of(request)
     try:
         body = json.loads(await request.body() or b"null")
     except ValueError:
@@ -120,7 +126,7 @@ async def action(request: Request) -> Response:
 async def leave(request: Request) -> Response:
     if not _allowed(request):
         return _refuse()
-    table: Table = request.app.state.table
+    table = table_of(request)
     if not table.person.view()["over"]:
         return JSONResponse({"error": "the game is not over: play it to the end first"}, status_code=400,
                             headers=HEADERS)
@@ -131,14 +137,15 @@ async def leave(request: Request) -> Response:
 async def replay(request: Request) -> Response:
     if not _allowed(request):
         return _refuse()
-    table: Table = request.app.state.table
+    table = table_of(request)
     if not table.person.view()["over"] or not table.person.replay_path:
         return HTMLResponse("<!doctype html><title>Project L</title><p>The replay is shown once the game is over.</p>",
                             status_code=404, headers=HEADERS)
-    from ..replay.html import render_html
+    from ..replay.html import PAGE_POLICY, render_html
 
     record = json.loads(Path(table.person.replay_path).read_text(encoding="utf-8"))
-    return HTMLResponse(render_html(record), headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    return HTMLResponse(render_html(record), headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                                                      "Content-Security-Policy": PAGE_POLICY})
 
 
 def make_app(table: Table) -> Starlette:

@@ -26,9 +26,10 @@ def person_request(request: dict, seat: int, move_ms: int | None = None) -> dict
     return {**request, "seats": seats}
 
 
-def play_with_person(request: dict, seat: int, person: PersonSeat) -> dict:
+def play_with_person(request: dict, seat: int, person: PersonSeat, on_end=None) -> dict:
     """Play ``request`` (a referee request, see :mod:`arena.referee`) with ``person`` in
-    seat ``seat``; the answer is :func:`arena.referee.play_game`'s."""
+    seat ``seat``; the answer is :func:`arena.referee.play_game`'s. ``on_end(result,
+    replay_path)``, if given, stores the game before the page is told it is over."""
     t_start = time.perf_counter()
     req = referee.normalize(request)
     argvs = [[] if i == seat else referee.resolve_command(s) for i, s in enumerate(req["seats"])]
@@ -40,6 +41,7 @@ def play_with_person(request: dict, seat: int, person: PersonSeat) -> dict:
     launcher = referee._Launcher(req, argvs, seats, sandbox, logs, None)
     match = referee._Match(game, seats, req, tc)
     match.fresh = launcher.fresh
+    person.game = game  # the seat reads what a spectator may see between moves, in this thread
     try:
         for i in range(len(seats)):
             if i == seat:
@@ -57,6 +59,8 @@ def play_with_person(request: dict, seat: int, person: PersonSeat) -> dict:
             person.finish({"stopped": True}, None)
     sandbox_record = sandbox.record()
     replay_path, replay_error, _ = referee._write_replay(game, req, seats, match, tc, sandbox_record)
+    if on_end is not None:
+        on_end(game.result(), replay_path)
     person.finish(game.result(), observation(game, seat), replay_path)  # the page's end: scores and replay
     return {"result": game.result(), "seats": referee._seat_answers(seats), "sandbox": sandbox_record,
             "replay_path": replay_path, "replay_error": replay_error,

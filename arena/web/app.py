@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 
-from . import api, author, follow, public_pages, uploads, withdrawal
+from . import api, author, challenge, follow, public_pages, uploads, withdrawal
 from .lifetime import lifespan
 from .middleware import EXCEPTION_HANDLERS, middleware
 from .public_pages import endpoints
@@ -28,7 +28,8 @@ from .submissions import Settings
 __all__ = ["ROUTES", "create_app", "endpoints"]
 
 #: Every route of the site, in the order they are matched and listed.
-ROUTES = [*public_pages.routes, *uploads.routes, *author.routes, *follow.routes, *api.routes, *withdrawal.routes]
+ROUTES = [*public_pages.routes, *uploads.routes, *author.routes, *follow.routes, *api.routes, *withdrawal.routes,
+          *challenge.routes]
 
 
 def create_app(league_path, settings: Settings = Settings(), play: bool = True, concurrency: int = 2,

@@ -66,6 +66,7 @@ class SiteState:
     hidden: tuple[str, ...] = ()  # folder names next to the league file, never shown
     uploading: int = 0  # upload bodies being received now
     followed: FollowedViews = field(default_factory=FollowedViews)
+    tables: dict = field(default_factory=dict)  # people's games against a bot in play: id -> its table (.challenge)
 
     @classmethod
     def open(cls, league_path, settings: Settings, play: bool = True, concurrency: int = 2,

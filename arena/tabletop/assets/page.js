@@ -3,6 +3,8 @@
 "use strict";
 (function () {
   const token = new URLSearchParams(location.search).get("token") || "";
+  // the API lies beside the page: "/api/..." locally, "/play/game/N/api/..." on a league's site
+  const base = location.pathname.replace(/\/[^\/]*$/, "");
   const COLORS = { O1: "#f2c500", I2: "#2e9c4a", I3: "#1f6fd1", L3: "#e0712c", I4: "#7a3fb0", O4: "#d43a3a",
                    T4: "#16a3a3", L4: "#8a5a2b", Z4: "#c2358e" };
   const SVGNS = "http://www.w3.org/2000/svg";
@@ -13,7 +15,7 @@
 
   function api(path, options) {
     const sep = path.includes("?") ? "&" : "?";
-    return fetch(path + sep + "token=" + encodeURIComponent(token), options);
+    return fetch(base + path + sep + "token=" + encodeURIComponent(token), options);
   }
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -215,7 +217,7 @@
       for (const v of [s, who(s), score, (res.ranking || [])[s], (res.completed || [])[s]]) tr.appendChild(el("td", {}, String(v)));
       t.appendChild(tr);
     });
-    if (view.replay) $("replay-link").href = view.replay; else $("replay-link").hidden = true;
+    if (view.replay) $("replay-link").href = base + "/" + view.replay; else $("replay-link").hidden = true;
   }
 
   function draw() {
