@@ -303,15 +303,20 @@ def test_the_sweep_removes_what_a_killed_arena_left(tmp_path):
         "t.start()\n"
         "print(ln.uid, ln.tmpdir, ln.cgroup.dirs[0] if ln.cgroup else '', flush=True)\n"
         "time.sleep(60)\n")
-    coordinator = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    uid, folder, cgroup = (coordinator.stdout.readline().split() + [""])[:3]
-    coordinator.send_signal(signal.SIGKILL)
-    coordinator.wait()
-    assert _proc_uids().get(int(uid)) and os.path.isdir(folder), "the bot outlived its coordinator"
-    removed = sweep_stale()
-    assert removed["processes"] >= 1 and removed["folders"] >= 1
-    assert not _proc_uids().get(int(uid)) and not os.path.exists(folder)
-    assert not cgroup or not os.path.exists(cgroup)
+    for _ in range(3):
+        coordinator = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+        uid, folder, cgroup = (coordinator.stdout.readline().split() + [""])[:3]
+        coordinator.send_signal(signal.SIGKILL)
+        coordinator.wait()
+        outlived = _proc_uids().get(int(uid)) and os.path.isdir(folder)
+        removed = sweep_stale()
+        assert not _proc_uids().get(int(uid)) and not os.path.exists(folder)
+        assert not cgroup or not os.path.exists(cgroup)
+        if outlived and removed["processes"] >= 1 and removed["folders"] >= 1:
+            return
+        # any arena that starts on the machine meanwhile (another test worker's) sweeps too,
+        # and may have taken some of it first: once more
+    pytest.fail("three times running, the bot did not outlive its coordinator or another arena swept it first")
 
 
 def test_the_sweep_removes_the_cgroups_of_a_killed_arena_that_lived_in_another_cgroup(tmp_path):
