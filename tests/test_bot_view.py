@@ -247,6 +247,7 @@ def test_the_command_starts_its_bot(forms, name):
     _check_started(name, play(root, COMMANDS[name]))
 
 
+@pytest.mark.slow  # every command of COMMANDS again, each a real game as an ordinary user in strict (~40 s)
 def test_an_ordinary_user_s_commands_start_too():
     from as_user import User
 
