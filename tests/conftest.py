@@ -55,12 +55,6 @@ def pytest_configure(config):
                     f"(or `pip install '.[test]'`) in the project folder first", returncode=4)
 
 
-#: Long end-to-end tests marked slow here rather than in their files (node ids, a prefix
-#: matching a parametrized test or a whole file), each with the reason: ``python -m pytest``
-#: runs the fast set, ``python -m pytest -m slow`` these with the files' own slow marks.
-SLOW = {
-}
-
 #: Modules whose tests must all run on one xdist worker although no fixture of theirs says
 #: so, with the reason.
 ONE_WORKER = {
@@ -93,14 +87,12 @@ def _shares_a_fixture(item) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests of :data:`SLOW`; keep the tests that share a fixture (and those of
-    :data:`ONE_WORKER`) on one xdist worker (``--dist loadgroup``); and, when the run names
-    no test and no ``-m`` (``python -m pytest`` as the README has it), leave the slow tests
-    out: ``-m slow`` runs them, ``-m ""`` runs everything, and naming a file runs all of it."""
+    """Keep the tests that share a fixture (and those of :data:`ONE_WORKER`) on one xdist
+    worker (``--dist loadgroup``); and, when the run names no test and no ``-m`` (``python -m
+    pytest`` as the README has it), leave the tests marked slow out: ``-m slow`` runs them,
+    ``-m ""`` runs everything, and naming a file runs all of it."""
     for item in items:
         path = item.nodeid.split("::", 1)[0]
-        if any(item.nodeid == key or item.nodeid.startswith(key + "[") or path == key for key in SLOW):
-            item.add_marker(pytest.mark.slow)
         if path in ONE_WORKER:
             item.add_marker(pytest.mark.xdist_group(ONE_WORKER[path]))
         elif _shares_a_fixture(item):
