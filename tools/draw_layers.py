@@ -61,17 +61,23 @@ def group_graph() -> dict[str, dict[str, int]]:
 
 def levels(graph: dict[str, dict[str, int]]) -> dict[str, int]:
     """Each group's layer: 0 for a group that imports no other, else one above the highest
-    group it imports; groups that import each other (a cycle) share the highest of theirs."""
+    group it imports. Of two groups that import each other, the one importing the other
+    from fewer modules is not lifted by that import (its arrow is drawn red, upward); a
+    longer circle is cut where the walk meets it again."""
     level: dict[str, int] = {}
     visiting: set[str] = set()
+
+    def lifts(g: str, d: str) -> bool:
+        back = graph.get(d, {}).get(g)
+        return back is None or (graph[g][d], d) > (back, g)
 
     def walk(g: str) -> int:
         if g in level:
             return level[g]
         if g in visiting:
-            return -1  # a cycle: drawn on one layer, its arrows red
+            return -1  # a circle: cut here, its arrow drawn red
         visiting.add(g)
-        level[g] = max((walk(d) + 1 for d in sorted(graph.get(g, {}))), default=0)
+        level[g] = max((walk(d) + 1 for d in sorted(graph.get(g, {})) if lifts(g, d)), default=0)
         visiting.discard(g)
         return level[g]
 
