@@ -127,7 +127,7 @@ def test_a_worker_refuses_a_tier_it_cannot_give_and_never_plays_weaker(monkeypat
 
 def test_auto_travels_to_the_workers_whatever_the_coordinator_can_run(monkeypatch):
     import arena.process.sandbox as sandbox
-    from arena.cluster.executor import _Shipper
+    from arena.cluster.shipping import Shipper
 
     class NoClient:  # built-in bots need no bundle: nothing is scattered
         def scatter(self, *a, **k):
@@ -136,7 +136,7 @@ def test_auto_travels_to_the_workers_whatever_the_coordinator_can_run(monkeypatc
     seats = [{"name": "greedy", "bot": "greedy", "cmd": None}, {"name": "random", "bot": "random", "cmd": None}]
     for coordinator in [("basic", "no bubblewrap here"), (None, "no bubblewrap here"), ("strict", "")]:
         monkeypatch.setattr(sandbox, "best_tier", lambda c=coordinator: c)
-        shipper = _Shipper(NoClient())
+        shipper = Shipper(NoClient())
         for asked in ["auto", {"tier": "auto", "fallback": None}, "strict", {"tier": "strict", "fallback": "basic"}]:
             sent, bundles = shipper.prepare({"request": {"seats": seats, "sandbox": asked}, "play": "bots"}, "p")
             assert sent["request"]["sandbox"] == asked and not bundles, (coordinator, asked)
@@ -258,7 +258,7 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
 def test_a_batch_adds_up_the_expected_times_of_its_games_and_shrinks_at_the_end():
     from collections import deque
 
-    from arena.cluster.executor import Timing, take_batch
+    from arena.cluster.batching import Timing, take_batch
     from arena.tournament.schedule import GameTask
 
     def task(i, bots):

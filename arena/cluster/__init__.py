@@ -10,7 +10,9 @@
   coordinator's own output folder;
 - :mod:`.executor` (coordinator side): the Dask executor, which sends the payloads of
   :mod:`arena.execution.work` to the workers in batches and lands what comes back;
-  :mod:`.named` picks it, or the local executor, for the executor a run names.
+  :mod:`.batching` groups the games into tasks, :mod:`.shipping` sends what they need
+  (command-line bots' folders as bundles); :mod:`.named` picks the Dask executor, or the
+  local one, for the executor a run names.
 
 It plays the games it is given and knows nothing of tournaments, leagues or experiments.
 """

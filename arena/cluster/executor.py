@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import pickle
 import socket
-import statistics
 import uuid
 from collections import deque
 from typing import Callable, Iterator
@@ -46,7 +45,9 @@ import time
 
 from ..errors import ArenaError, UsageError
 from ..execution.work import WAIT, GameFailed, count_losses, describe
+from .batching import Timing, take_batch
 from .landing import DEFAULT_LOG_TOTAL_MB, Landing
+from .shipping import Shipper
 from .worker import LEASE_S, ArenaWorker, TierRefused, finish_logs, play_batch, renew_lease, stamp_lease, worker_tier
 
 
@@ -100,7 +101,7 @@ class DaskExecutor:
         self._renewer: threading.Thread | None = None
         self._renewing = threading.Event()
         self._registered = False
-        self._shipper: "_Shipper | None" = None
+        self._shipper: "Shipper | None" = None
         self._landing = None  # writes the records' files; appends the bots' late lines
         self._log_mb = None  # the folder cap of the run's logs (log_total_mb), for late lines
         # the worker plugin's name: the same for a resumed run of the same output folder, so
@@ -133,7 +134,7 @@ class DaskExecutor:
         self.client = client
         threads = sum(client.nthreads().values()) or 1
         self._landing = self._landing or Landing()
-        self._shipper = self._shipper or _Shipper(client)
+        self._shipper = self._shipper or Shipper(client)
         if not self._registered:
             stamp_lease(client, self.plugin, self.lease_s)  # first: a worker sets up a run whose stamp holds
             client.register_plugin(ArenaWorker(self.plugin, self.lease_s), name=self.plugin)
@@ -484,54 +485,6 @@ class _Run:
                 + ": each game's record says which tier it had and why")
 
 
-def take_batch(retry: deque, ahead: deque, timing: "Timing", batch_s: float, most: int,
-               threads: int | None = None) -> list:
-    """The games of the next task, taken from ``retry`` first, then ``ahead``: games whose
-    expected times add up to about ``batch_s`` (the first always; a game nothing is known of
-    plays alone), at most ``most``. ``threads`` is given when every game left to submit is
-    in sight: the batch is then at most half of an even share of them per worker thread,
-    so the last games spread over every worker instead of waiting in one worker's batch."""
-    cap = most
-    if threads:
-        cap = min(cap, -(-(len(retry) + len(ahead)) // (2 * threads)))
-    group: list = []
-    expected = 0.0
-    while len(group) < cap and (retry or ahead):
-        source = retry if retry else ahead
-        guess = timing.guess(source[0])
-        if group and (guess is None or expected + guess > batch_s):
-            break
-        group.append(source.popleft())
-        if guess is None:
-            break
-        expected += guess
-    return group
-
-
-class Timing:
-    """What a game is expected to take, from the wall times of the games played so far: the
-    median of the latest games of the same bots (pairings differ in speed: random against
-    random, planner against planner), else the mean of the latest games of the run (a
-    game that started its bots' processes counts, so the guess errs long), else nothing
-    until four games have been timed."""
-
-    def __init__(self):
-        self.latest: deque = deque(maxlen=64)
-        self.by_bots: dict[tuple, deque] = {}
-
-    def add(self, task, wall: float) -> None:
-        self.latest.append(wall)
-        self.by_bots.setdefault(_bots(task), deque(maxlen=9)).append(wall)
-
-    def guess(self, task) -> float | None:
-        own = self.by_bots.get(_bots(task))
-        if own is not None and len(own) >= 3:
-            return max(statistics.median(own), 1e-3)
-        if len(self.latest) >= 4:
-            return max(statistics.fmean(self.latest), 1e-3)
-        return None
-
-
 def _log_mb(requests: list) -> int:
     """The cap of a run's log folder (``log_total_mb``), from its games' requests."""
     for request in requests:
@@ -539,11 +492,6 @@ def _log_mb(requests: list) -> int:
         if mb is not None:
             return int(mb)
     return DEFAULT_LOG_TOTAL_MB
-
-
-def _bots(task) -> tuple:
-    """Whom a task's game seats (tasks of other schedules may not say: timed as one kind)."""
-    return tuple(getattr(task, "bots", None) or ())
 
 
 def _scheduler_gone(client) -> bool:
@@ -592,66 +540,3 @@ def tier_line(found: dict, asked="auto") -> str:
     parts = [f"{gives} on {', '.join(sorted(names))}" + (f" (not strict: {why[gives]})" if gives in why else "")
              for gives, names in sorted(groups.items(), key=lambda g: order.index(g[0]) if g[0] in order else 3)]
     return "sandbox on the workers: " + "; ".join(parts) if parts else ""
-
-
-class _Shipper:
-    """Turns a local payload into a cluster one: files come back, and command-line bots'
-    folders are bundled (once each) and scattered to the cluster. The sandbox travels as the
-    run asked for it: each worker decides what ``auto`` gives there."""
-
-    def __init__(self, client):
-        from ..packages.bundle import Bundler
-
-        self.client = client
-        self.bundler = Bundler()
-        self.futures: dict[str, object] = {}
-        #: blocks until the scheduler has a worker again (set by DaskExecutor.run)
-        self.wait_for_workers: Callable[[], int] = lambda: 1
-
-    def prepare(self, payload: dict, plugin: str) -> tuple[dict, dict]:
-        request = dict(payload["request"])
-        seats = request.get("seats") or []
-        bundled, needed = [], {}
-        from ..packages.bundle import folder_bundle, program_folder
-
-        for i, seat in enumerate(seats):
-            if seat.get("cmd"):
-                # the command travels as typed (its paths anchored); the folders it needs go
-                # as bundles: its program's, and those it declared
-                wheres = [program_folder(list(seat["cmd"]))] if not seat.get("program_dir") else []
-                wheres += [folder_bundle(f) for f in [seat.get("program_dir"), *(seat.get("read_only") or ())] if f]
-                for where in wheres:
-                    bundle = self.bundler.for_folder(where)
-                    if bundle is not None:
-                        bundled.append((i, bundle.digest, bundle.folder))
-                        needed[bundle.digest] = self._future(bundle)
-        request["return_files"] = True
-        return {**payload, "request": request, "plugin": plugin, "bundled": bundled}, needed
-
-    def _future(self, bundle):
-        fut = self.futures.get(bundle.digest)
-        if fut is None:
-            # held by one worker, fetched from it by the others; lost with it, it is scattered
-            # again and the games that needed it are rescheduled (see run())
-            while True:
-                try:
-                    fut = self.client.scatter(bundle.data, hash=False)
-                    break
-                except TimeoutError as exc:  # every worker left: it goes when one is back
-                    if "no valid workers" not in str(exc).lower():
-                        raise
-                    self.wait_for_workers()
-            self.futures[bundle.digest] = fut
-        return fut
-
-    def lost(self) -> None:
-        """A bundle was lost with its workers: scatter every bundle again when next needed."""
-        self.release()
-
-    def release(self) -> None:
-        for fut in self.futures.values():
-            try:
-                fut.release()
-            except Exception:  # the connection may be gone already
-                pass
-        self.futures = {}
