@@ -8,7 +8,7 @@ import json
 import pytest
 
 from arena.tournament.config import load_config
-from arena.tournament.inprocess import play_inprocess
+from arena.execution.inprocess import play_inprocess
 from arena.tournament.knockout import KnockoutPlan, bracket_size, rounds_of, seed_order
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import group_seed, total_games

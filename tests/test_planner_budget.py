@@ -20,7 +20,7 @@ from engine.actions import Master
 from arena.experiment import load_experiment, run_experiment
 from arena.experiment.actions import action_counts, report_lines
 from arena.plugins import policy, policy_names
-from arena.tournament.inprocess import play_inprocess
+from arena.execution.inprocess import play_inprocess
 from bots.planner import PlannerPolicy
 from bots.planner.fast import FAST_NODES, PlannerFastPolicy
 from bots.planner.search import TurnSearch

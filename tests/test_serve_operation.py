@@ -185,7 +185,7 @@ def test_a_worker_dies_with_its_coordinator(tmp_path):
     script.write_text(
         "import sys, time\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
-        "from arena.tournament.executors import LocalExecutor\n"
+        "from arena.execution.local import LocalExecutor\n"
         "from arena.tournament.schedule import GameTask\n"
         "def slow(req):\n    time.sleep(120)\n"
         "tasks = [GameTask(f'k{i}', i, 0, i, ('a', 'b')) for i in range(4)]\n"

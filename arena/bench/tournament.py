@@ -114,7 +114,7 @@ def _bare_worker(play: str, requests: list, counter, start, out) -> None:
     """A bare process: wait for the start, then play the next unplayed game until none is left
     (with bot processes: from its own pool of live processes, as a runner's worker does)."""
     from ..process.pool import ProcessPool
-    from ..tournament.executors import execute
+    from ..execution.work import execute
 
     pool = ProcessPool() if play == "bots" else None
     start.wait()
@@ -173,7 +173,7 @@ def _bare_run(concurrency: int, requests: list, play: str) -> dict:
 
 def _warm() -> None:
     """Play a few games in this process first: forked workers inherit warm engine caches."""
-    from ..tournament.inprocess import play_inprocess
+    from ..execution.inprocess import play_inprocess
     from ..tournament.runner import build_request
     from ..tournament.schedule import schedule
 

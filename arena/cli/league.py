@@ -147,7 +147,7 @@ def league_play_cmd(
     with League.open(file, exclusive=True) as league:
         executor = None
         if dask:
-            from ..tournament.dask_executor import DaskExecutor
+            from ..cluster.executor import DaskExecutor
 
             executor = DaskExecutor(dask, run=str(Path(file).resolve()))
         if keep_replays is not None:

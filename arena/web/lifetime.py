@@ -9,7 +9,7 @@ to stop, and the player's thread is waited for a few seconds (games in flight ar
 never half-stored). A stop signal asks them all at once first
 (:meth:`.state.SiteState.stop_now`).
 
-A game worker dies with the server that forked it (:mod:`arena.tournament.executors`), but a
+A game worker dies with the server that forked it (:mod:`arena.execution.local`), but a
 server of an older version, or one killed while it forked, may leave processes behind: they
 hold the league's files, its play lock, even the listening socket, and a new server could
 neither play nor listen. :func:`end_leftovers` finds them before the new server opens the

@@ -51,7 +51,7 @@ from pathlib import Path
 from ..errors import ArenaError
 from ..league import LeagueError
 from ..league.play import play_league, prune_replays
-from ..tournament.executors import LocalExecutor
+from ..execution.local import LocalExecutor
 from ..tournament.store import FolderLock, StoreError
 from .store import open_league
 
@@ -314,7 +314,7 @@ class Player:
         pace = float(self.settings.pace or 0)
         cluster = None
         if self.dask:
-            from ..tournament.dask_executor import DaskExecutor
+            from ..cluster.executor import DaskExecutor
 
             # one for every round: the workers keep their bot processes and the bots' unpacked
             # (and built) packages, which a round of a few games would otherwise start and build
