@@ -30,7 +30,7 @@ and on Dask workers). The request, with its defaults::
      "files_in_record": bool,                  # False: True keeps the replay and the logs out of the
                                                # disk: the answer carries them (see below)
      "defer_logs": bool,                       # False: with files_in_record, True leaves each seat's
-                                               # log open in the answer for settle_logs()
+                                               # log open in the answer (its caller takes the text)
      "fresh_process": bool,                    # False: with a pool, reuse live bot processes
      "max_games_per_process": int,             # 100: games a pooled process plays at most
      "protocol_log": {"path": str, "game": str} or None,  # None: every line to and from the bots,
@@ -452,7 +452,7 @@ def _keep_in_record(answer: dict, seats: list, req: dict, replay_text: str | Non
         if isinstance(seat.log, MemoryLog):
             # with defer_logs, the log itself: what a bot writes after game_over still lands
             # in it (until the process's next game), and the caller takes its text later
-            # (settle_logs: a Dask worker, when it sends the batch's records)
+            # (a Dask worker, when it sends the records: arena.cluster.worker)
             out["stderr_text"] = seat.log if req["defer_logs"] else seat.log.text()
 
 
@@ -499,26 +499,6 @@ def play_game(request: dict, pool: ProcessPool | None = None) -> dict:
     if req["files_in_record"]:
         _keep_in_record(answer, seats, req, replay_text)
     return answer
-
-
-def settle_logs(answers: list[dict], quiet_s: float = 0.02, most_s: float = 0.2) -> None:
-    """Turn the in-memory logs of ``answers`` (``files_in_record`` games) into their text,
-    once their bots have written nothing for ``quiet_s`` (at most ``most_s``): the lines a
-    bot writes after ``game_over`` are kept, as a log file keeps them."""
-    logs = [(out, out["stderr_text"]) for a in answers for out in a.get("seats") or ()
-            if isinstance(out, dict) and isinstance(out.get("stderr_text"), MemoryLog)]
-    if not logs:
-        return
-    deadline = time.monotonic() + most_s
-    sizes = [len(log.data) for _, log in logs]
-    while time.monotonic() < deadline:
-        time.sleep(quiet_s)
-        now = [len(log.data) for _, log in logs]
-        if now == sizes:
-            break
-        sizes = now
-    for out, log in logs:
-        out["stderr_text"] = log.text()
 
 
 class _Match:

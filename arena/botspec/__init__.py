@@ -10,6 +10,8 @@ Every command that starts a bot -- ``arena play``, ``check-bot``, ``match``, ``r
   that really runs, and the files a bot needs to see (its program's folder, its
   interpreter's installation, the arena's own packages for the arena's own interpreter,
   what it declared with ``program_dir`` and ``read_only``);
+- :mod:`.shims` -- an interpreter's shim (pyenv, asdf, rbenv) and the interpreter it
+  runs, for reading a command and for choosing what the sandbox shows alike;
 - :mod:`.spec` -- a bot's spec (name, registered bot or command, folder, options, time
   control), written alike on the command line (``name=v2 cmd="python v2/bot.py" st=500ms
   option.depth=3``) and in a YAML file, its name checked, and distinct names for bots typed

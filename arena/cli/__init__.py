@@ -10,20 +10,24 @@ May import: everything. Nothing imports it (but the ``arena`` console script).
 Modules, in the order ``arena --help`` lists their commands:
 
 - :mod:`.app` — the Typer app, ``command`` (the error boundary), ``emit_json``;
-- :mod:`.game` — ``play``, ``cards``, ``replay``: one game;
+- :mod:`.game` — ``play`` (``--human`` too), ``cards``, ``replay``: one game;
 - :mod:`.bots` — ``bots``, ``check-bot``;
 - :mod:`.tournament` — ``validate``, ``run``, ``standings``, ``index``;
 - :mod:`.match` — ``match``: a tournament on one command line;
 - :mod:`.deals` — ``deals make|check``: deal books;
 - :mod:`.variants` — ``variants``, ``plugins``, ``solo``;
-- :mod:`.match` — ``match``: a tournament on one command line;
-- :mod:`.deals` — ``deals make|check``: deal books;
 - :mod:`.league` — ``league new|add|play|table|retire``;
-- :mod:`.web` — ``serve``, ``submit``, ``league token``: the league website;
 - :mod:`.experiment` — ``experiment``;
-- :mod:`.bench` — ``bench engine|protocol|tournament``;
+- :mod:`.bench` — ``bench engine|protocol|tournament|serve|...``;
 - :mod:`.rl` — ``bench env`` (the reinforcement-learning environment);
-- :mod:`.options` — ``--rules`` / ``--param`` parsing shared by the commands.
+- :mod:`.web` — ``serve``, ``submit``, ``league token``: the league website;
+- :mod:`.cluster` — ``cluster status|clean``;
+
+and what those share: :mod:`.options` (``--rules`` / ``--param`` / ``--each`` parsing and
+the options several commands declare alike), :mod:`.match_document` (the tournament
+document ``match`` builds from its options), :mod:`.prechecks` (what ``run`` and ``match``
+check before playing), :mod:`.live` (what a run prints while it plays, and its end),
+:mod:`.http_client` (``submit``'s client).
 """
 
 from __future__ import annotations

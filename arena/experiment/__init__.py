@@ -12,7 +12,9 @@ soon as its answer is known or search for the values that meet a target
 (:mod:`.sequential`, played round by round by :mod:`.plan`), and the report states how
 strong the bots are (:mod:`.strength`).
 
-May import: :mod:`arena.tournament`, :mod:`arena.referee`, ``engine`` and :mod:`arena.errors`.
+May import: :mod:`arena.execution` (games are played through the one seam, on a cluster
+through :mod:`arena.cluster`), :mod:`arena.tournament` (config, schedule, requests; never
+its runner), :mod:`arena.referee`, ``engine`` and :mod:`arena.errors`.
 """
 
 from .config import ExperimentConfig, RuleSet, load_experiment

@@ -7,8 +7,9 @@ groups (:mod:`arena.league.matchmaking`); ratings are refitted on all games of t
 with the tournament's Bradley-Terry / Plackett-Luce fit (:mod:`arena.league.table`).
 See ``docs/leagues.md``.
 
-May import: :mod:`arena.tournament` (executors, schedule, ratings, store helpers),
-:mod:`arena.plugins`, ``engine`` and :mod:`arena.errors`.
+May import: :mod:`arena.execution` (its games are played through the one seam),
+:mod:`arena.tournament` (schedule, ratings, store helpers), :mod:`arena.plugins`, ``engine``
+and :mod:`arena.errors`; never the tournament's runner.
 """
 
 from .store import Entry, League, LeagueError

@@ -3,12 +3,13 @@
 ``config`` reads and checks a tournament file (and its deal book); ``schedule`` turns it
 into seat-rotated groups of games with stable keys, lazily (``swiss`` pairs a Swiss
 tournament round by round from the stored results); ``runner`` plays the schedule minus the stored games on
-an executor (``executors`` for the local process pool, ``dask_executor`` for a cluster)
+an executor (:mod:`arena.execution.local` for the local process pool,
+:mod:`arena.cluster.executor` for a Dask cluster, chosen by :mod:`arena.cluster.named`)
 and stores each finished game in ``store``; ``standings``, ``ratings`` and ``sprt`` read
 the results; ``index`` writes the results folder's ``index.html``. The guide is
 ``docs/tournaments.md``.
 
-May import: ``engine``, :mod:`arena.referee` (to play a game), :mod:`arena.plugins`,
-:mod:`arena.replay` (for the index's viewers) and :mod:`arena.errors`; the in-process
-executor (``inprocess``) asks the plugin manager for bots' policies.
+May import: ``engine``, :mod:`arena.execution` and :mod:`arena.cluster` (to play games),
+:mod:`arena.referee`, :mod:`arena.plugins`, :mod:`arena.replay` (for the index's viewers)
+and :mod:`arena.errors`.
 """
