@@ -259,6 +259,15 @@ def test_kill_9_then_play_again_completes_the_unfinished_groups(tmp_path):
     groups = {}
     for g in before:
         groups.setdefault(g["group"], set()).add(g["rotation"])
+    # a copy, played through the API with no echo: the stopped run's groups come first there too
+    import sqlite3
+    copy = tmp_path / "copy.db"
+    with sqlite3.connect(path) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    from arena.league.play import play_league
+    with League.open(copy) as league:
+        play_league(league, 3, concurrency=1, play="inprocess")
+        assert {(g["group"], g["rotation"]) for g in before} < {(g["group"], g["rotation"]) for g in league.games()}
     result = arena("league", "play", path, "--games", 6, "-j", 1, "--no-progress", "-q")
     assert result.exit_code == 0, result.output
     with League.open(path) as league:

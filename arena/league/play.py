@@ -128,13 +128,13 @@ def play_league(league: League, games: int, concurrency: int = 2, play: str = "a
     removed if it is not), the layout ``arena serve`` reads; ``keep_replays`` > 0 keeps only
     the newest that many.
     """
+    echo = echo or (lambda text: None)
     planner = _Planner(league, play, priority)
     owed = planner.owed
     if owed:
         echo(f"arena: first completing {len(planner.unfinished)} group{'s' if len(planner.unfinished) != 1 else ''} "
              f"a stopped run left unfinished ({owed} games)")
     planner.groups = max(0, math.ceil((games - owed) / league.seats))
-    echo = echo or (lambda text: None)
     pending = None
     if replays is not None:
         from pathlib import Path
