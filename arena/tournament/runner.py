@@ -293,6 +293,20 @@ class _Live:
         return f"leader {bot} {pts / n:.2f} pts/game"
 
 
+class _NoBar:
+    """The progress bar of a run that shows none: a disabled tqdm would still start tqdm's
+    monitor thread, which outlives the run."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, executor=None,
                    progress: bool = True, echo: Callable[[str], None] | None = None,
                    on_game: Callable[[GameTask, dict], None] | None = None, allow_changes: bool = False,
@@ -335,7 +349,7 @@ def run_tournament(cfg: TournamentConfig, game_fn: Callable | None = None, execu
         executor = make_executor(cfg.executor, cfg.address, cfg.concurrency, run=str(output),
                                  initializer=_die_with_parent)
     run.bar = tqdm(total=run.summary["scheduled"], initial=run.summary["stored_before"], unit="game",
-                   disable=not progress, file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+                   file=sys.stderr, dynamic_ncols=True, smoothing=0.1) if progress else _NoBar()
     run.bar.set_postfix_str(run.live.line())
     run.progress = progress
     t0 = time.perf_counter()
