@@ -96,6 +96,18 @@ def _strings(value):
             yield from _strings(v)
 
 
+def cards_shown(rules, snaps: list[dict]) -> dict:
+    """The puzzle cards the viewer's steps ``snaps`` name (rows, puzzles in progress, completed
+    ones, a variant's extra fields), as the page draws them: colour, points, reward, recess."""
+    used = {pid for s in snaps for row in s["rows"].values() for pid in row if pid}
+    used |= {u["puzzle"] for s in snaps for seat in s["seats"] for u in seat.get("unfinished", [])}
+    used |= {c for s in snaps for seat in s["seats"] for c in seat.get("completed", [])}
+    used |= {x for s in snaps for x in _strings(s.get("extra", {})) if x in rules.puzzle_index}
+    return {p.id: {"color": p.color, "points": p.points, "reward": p.reward,
+                   "recess": [[i // 5, i % 5] for i in range(25) if p.recess >> i & 1]}
+            for p in rules.puzzles if p.id in used}
+
+
 def viewer_data(record: dict) -> dict:
     """Re-simulate ``record`` and collect everything the page shows; raises :class:`ViewerError`."""
     from engine import Game, RuleSpec
@@ -133,15 +145,7 @@ def viewer_data(record: dict) -> dict:
             if where is not None and where >= 0:
                 actions[where]["faults"].append(item)
     rules = start.rules
-    used = {pid for s in snaps for row in s["rows"].values() for pid in row if pid}
-    used |= {u["puzzle"] for s in snaps for seat in s["seats"] for u in seat["unfinished"]}
-    used |= {c for s in snaps for seat in s["seats"] for c in seat.get("completed", [])}
-    used |= {x for s in snaps for x in _strings(s.get("extra", {})) if x in rules.puzzle_index}
-    cards = {}
-    for p in rules.puzzles:
-        if p.id in used:
-            cards[p.id] = {"color": p.color, "points": p.points, "reward": p.reward,
-                           "recess": [[i // 5, i % 5] for i in range(25) if p.recess >> i & 1]}
+    cards = cards_shown(rules, snaps)
     bots = record.get("bots") or record.get("seats") or [f"seat {s}" for s in range(record["players"])]
     ready = record.get("ready") or []
     if len(ready) == len(bots):  # the name and version each bot sent in `ready`

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from . import store, views
 from .pages import check_section, elo_cells, esc, layout, link_bot, status_tag, when
 from .player import logs_dir
-from .reading import bearer, read_capped
+from .reading import bearer, form_token
 from .state import SiteState, site_of
 
 #: Games whose stderr each of an author's entries shows, and the bytes kept of each log (its end).
@@ -169,12 +169,7 @@ def me_form(request: Request) -> Response:
 
 async def me(request: Request) -> Response:
     """Your bots, submissions, build logs, check reports, your bots' recent stderr and your quota (form: token)."""
-    try:
-        request._body = await read_capped(request, 8192)
-        form = await request.form(max_files=0, max_fields=2)
-        token = str(form.get("token") or "")
-    except Exception:  # too large, or not a form
-        token = ""
+    token = await form_token(request)
     status, data = await run_in_threadpool(_private_data, site_of(request), token)
     if data is None:
         return HTMLResponse(sign_in_page("Unknown token: give the token the league's operator made for you."),

@@ -32,7 +32,7 @@ from ..tabletop.table import person_request, play_with_person
 from . import store, views
 from .pages import esc, layout, link_bot, when
 from .player import replays_dir
-from .reading import ident, read_capped
+from .reading import form_token, ident
 from .state import SiteState, site_of
 
 log = logging.getLogger(__name__)
@@ -127,12 +127,7 @@ def _play(site: SiteState, gid: int, request: dict, seat: int, person: PersonSea
 async def challenge(request: Request) -> Response:
     """Play a bot of the league yourself (form: token); rate-limited per author."""
     bot = request.path_params["bot"]
-    try:
-        request._body = await read_capped(request, 8192)
-        form = await request.form(max_files=0, max_fields=2)
-        token = str(form.get("token") or "")
-    except Exception:  # too large, or not a form
-        token = ""
+    token = await form_token(request)
     status, said = await run_in_threadpool(_start, site_of(request), token, bot)
     if status == 303:
         return RedirectResponse(said, status_code=303, headers=PRIVATE)

@@ -82,3 +82,14 @@ def file_receive(spooled):
         chunk = spooled.read(CHUNK)
         return {"type": "http.request", "body": chunk, "more_body": bool(chunk)}
     return receive
+
+
+async def form_token(request: Request) -> str:
+    """The ``token`` field of a small form (at most 8 KiB, two fields, no files); empty when
+    the body is too large or not a form."""
+    try:
+        request._body = await read_capped(request, 8192)
+        form = await request.form(max_files=0, max_fields=2)
+        return str(form.get("token") or "")
+    except Exception:  # too large, or not a form
+        return ""

@@ -18,7 +18,7 @@ import html
 from engine import Game, RuleSpec
 from engine.spectator import spectator_events, spectator_observation
 
-from ..replay.html import PAGE_POLICY, SCRIPT_TEXT, STYLE_TEXT, json_for_script
+from ..replay.html import PAGE_POLICY, SCRIPT_TEXT, STYLE_TEXT, cards_shown, json_for_script
 from ..replay.render import PIECE_COLOURS, describe
 
 #: Keys of an observation the viewer lays out itself; anything else a variant adds goes under ``extra``.
@@ -107,13 +107,7 @@ def viewer_data(frozen: Frozen, delay: int, name: str) -> dict:
                         "action": None if (event.get("action") or {}).get("hidden") else event.get("action"),
                         "ms": t.get("wall_ms") if isinstance(t, dict) else None, "fallback": False, "faults": []})
     rules = game.rules
-    used = {pid for s in snaps for row in s["rows"].values() for pid in row if pid}
-    used |= {u["puzzle"] for s in snaps for seat in s["seats"] for u in seat.get("unfinished", [])}
-    used |= {c for s in snaps for seat in s["seats"] for c in seat.get("completed", [])}
-    used |= {x for s in snaps for x in _strings(s.get("extra", {})) if x in rules.puzzle_index}
-    cards = {p.id: {"color": p.color, "points": p.points, "reward": p.reward,
-                    "recess": [[i // 5, i % 5] for i in range(25) if p.recess >> i & 1]}
-             for p in rules.puzzles if p.id in used}
+    cards = cards_shown(rules, snaps)
     bots = [str(b) for b in frozen.head.get("bots") or [f"seat {s}" for s in range(game.n)]]
     title = f"{' vs '.join(bots)} - {name}, {'ended' if game.is_over else 'in play'}, rules {rules.spec.label()}"
     return {"title": title, "bots": bots, "rules": rules.spec.label(),
@@ -121,17 +115,6 @@ def viewer_data(frozen: Frozen, delay: int, name: str) -> dict:
             "shapes": {s.name: {"cells": [list(c) for c in s.cells], "colour": PIECE_COLOURS.get(s.name, "#999999")}
                        for s in rules.shapes},
             "steps": snaps, "actions": actions, "faults": [], "timed": any(a["ms"] is not None for a in actions)}
-
-
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
 
 
 def render(data: dict) -> str:
