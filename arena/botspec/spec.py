@@ -24,6 +24,7 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ..errors import UsageError
 from .command import CommandError, anchor, split
@@ -32,6 +33,18 @@ from .wrappers import script_of
 #: the longest bot name: names make file names (logs, replays) with a game key around them
 MAX_NAME = 100
 TIME_KEYS = ("move_ms", "game_ms", "increment_ms", "startup_ms", "grace_ms", "mode")
+
+#: the longest time any time-control field may name: a day, in milliseconds. A wait is
+#: handed to ``poll()``, which takes at most 2**31 - 1 ms; a day is far below that and far
+#: above any game worth playing.
+MAX_MS = 86_400_000
+
+
+def too_long(field: str, ms: int) -> str | None:
+    """The sentence for a time-control value over :data:`MAX_MS`, or None when it is within."""
+    if ms > MAX_MS:
+        return f"{field} must be at most {MAX_MS} ms (a day), got {ms if ms < 10**18 else 'more'}"
+    return None
 
 
 class NameError_(UsageError):
@@ -118,6 +131,8 @@ def _really_in(path: str, folder: str) -> bool:
 def _folder(path: str, base: str, key: str) -> str:
     full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
     if not os.path.isdir(full):
+        if os.path.lexists(full):
+            raise CommandError(f"{key}={path}: {full} is not a folder (give the folder to show the bot)")
         raise CommandError(f"{key}={path}: no such folder ({full})")
     if not os.access(full, os.R_OK | os.X_OK):
         raise CommandError(f"{key}={path}: you cannot read the folder {full} yourself, so no bot you run can "
@@ -216,10 +231,10 @@ def _duration_ms(text: str, minutes: bool = False) -> int | None:
     """``2``, ``0.5``, ``2s`` (seconds), ``200ms``, and with ``minutes`` ``1:30`` -> ms; None if not one."""
     m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)(ms|s)?", text)
     if m:
-        return round(float(m.group(1)) * (1 if m.group(2) == "ms" else 1000))
+        return round(Decimal(m.group(1)) * (1 if m.group(2) == "ms" else 1000))  # exact: no overflow
     m = re.fullmatch(r"(\d+):(\d+(?:\.\d*)?)", text) if minutes else None
     if m:
-        return round(int(m.group(1)) * 60000 + float(m.group(2)) * 1000)
+        return round(int(m.group(1)) * 60000 + Decimal(m.group(2)) * 1000)
     return None
 
 
@@ -240,6 +255,9 @@ def _tc(value: str) -> dict:
     inc = _duration_ms(parts[1]) if len(parts) == 2 else 0 if len(parts) == 1 else None
     if game is None or inc is None:
         raise UsageError(f"tc={value}: not a time control; {TC_GRAMMAR}")
+    for field, ms in (("the game's time", game), ("the increment", inc)):
+        if too_long(field, ms):
+            raise UsageError(f"tc={value}: {too_long(field, ms)}")
     if len(parts) == 1 and re.fullmatch(r"\d+", value) and int(value) >= 100:
         raise UsageError(f"tc={value}: {value} seconds a game, or {value} ms a move as tc= once meant? Write "
                          f"tc={value}s for the clock or st={value}ms for a time a move")
@@ -253,6 +271,8 @@ def _st(value: str) -> dict:
     ms = _duration_ms(value)
     if not ms:
         raise UsageError(f"st={value}: give the time a move in seconds (st=0.5) or milliseconds (st=500ms)")
+    if too_long("the time a move", ms):
+        raise UsageError(f"st={value}: {too_long('the time a move', ms)}")
     return {"move_ms": ms}
 
 
@@ -287,6 +307,8 @@ def parse_spec(text: str, base: str | None = None) -> dict:
         elif k in ("move_ms", "game_ms", "increment_ms", "startup_ms", "grace_ms"):
             if not value.isdigit():
                 raise UsageError(f"--engine {text!r}: {key} takes whole milliseconds, got {value!r}")
+            if too_long(key, int(value)):
+                raise UsageError(f"--engine {text!r}: {too_long(key, int(value))}")
             out.setdefault("time_control", {})[k] = int(value)
         elif key.startswith("option.") and len(key) > len("option."):
             out.setdefault("options", {})[key[len("option."):]] = _value(value)
@@ -322,6 +344,8 @@ def from_mapping(item: dict, base: str | None = None) -> BotSpec:
     base = item.get("base") or base or os.getcwd()
     tc = dict(item["time_control"]) if item.get("time_control") else None
     if item.get("bot"):
+        if item.get("workdir"):  # refused as for a command, although a registered bot runs installed code
+            _folder(item["workdir"], base, "dir")
         return BotSpec(check_name(item.get("name") or item["bot"]), item["bot"], None, dict(item.get("options") or {}),
                        time_control=tc)
     spec = BotSpec.command(item["cmd"], base, item.get("name"), options=dict(item.get("options") or {}),

@@ -13,6 +13,7 @@ from typing import List, Optional
 import typer
 
 from .app import command, emit_json
+from ..botspec.spec import MAX_MS
 from ..errors import ArenaError, UsageError
 from .options import FaultPolicy, IncrementMs, MoveMs, Params, Rules, Sandbox, StartupMs, parse_rules
 
@@ -53,7 +54,7 @@ def play_cmd(
     sandbox: Sandbox = "auto",
     sandbox_fallback: Optional[str] = typer.Option(None, "--sandbox-fallback", help="The tier to play where --sandbox strict cannot run (the result says which tier the game had)."),
     move_ms: MoveMs = 1000,
-    game_ms: Optional[int] = typer.Option(None, "--game-ms", min=0, help="Time budget of a whole game (chess clock), in milliseconds."),
+    game_ms: Optional[int] = typer.Option(None, "--game-ms", min=0, max=MAX_MS, help="Time budget of a whole game (chess clock), in milliseconds."),
     increment_ms: IncrementMs = 0,
     startup_ms: StartupMs = 10000,
     fault_policy: FaultPolicy = "forfeit",

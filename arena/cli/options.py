@@ -14,6 +14,7 @@ import yaml
 
 from engine import RuleSpec
 
+from ..botspec.spec import MAX_MS
 from ..errors import UsageError
 
 
@@ -113,11 +114,11 @@ Rules = Annotated[str, typer.Option("--rules", metavar="VARIANTS",
 #: ``--param``: a rule parameter of ``play`` and ``match``
 Params = Annotated[List[str], typer.Option("--param", metavar="NAME=VALUE",
                                            help="A rule parameter (repeatable), e.g. actions_per_turn=4.")]
-MoveMs = Annotated[int, typer.Option("--move-ms", metavar="MS", min=1,
+MoveMs = Annotated[int, typer.Option("--move-ms", metavar="MS", min=1, max=MAX_MS,
                                      help="Time limit of one move, in milliseconds.")]
-IncrementMs = Annotated[int, typer.Option("--increment-ms", metavar="MS", min=0,
+IncrementMs = Annotated[int, typer.Option("--increment-ms", metavar="MS", min=0, max=MAX_MS,
                                           help="Added to the game budget after each move.")]
-StartupMs = Annotated[int, typer.Option("--startup-ms", metavar="MS", min=1, help="Time limit of the handshake.")]
+StartupMs = Annotated[int, typer.Option("--startup-ms", metavar="MS", min=1, max=MAX_MS, help="Time limit of the handshake.")]
 FaultPolicy = Annotated[str, typer.Option("--fault-policy", metavar="POLICY",
                                           help="forfeit (the seat passes for the rest of the game, R7.3) or random.")]
 Sandbox = Annotated[str, typer.Option("--sandbox", metavar="TIER",

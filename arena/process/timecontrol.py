@@ -11,6 +11,8 @@ A :class:`TimeControl` is plain data taken from a tournament (or ``arena play``)
 - ``startup_ms``: the limit of the handshake (process start to ``ready``);
 - ``grace_ms``: a small margin added to every limit for the pipe and the scheduler.
 
+Each is at most ``MAX_MS`` (a day): a wait goes to ``poll()``, which takes less than 2**31 ms.
+
 Time is measured by the arena with ``time.perf_counter()`` from the moment the request
 is flushed into the bot's stdin to the moment the reply's newline is read.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..botspec.spec import MAX_MS, too_long
 from ..errors import ArenaError
 
 MODES = ("clock", "bank")
@@ -61,6 +64,9 @@ class TimeControl:
             raise TimeControlError("time_control move_ms must be at least 1 millisecond")
         if tc.game_ms is not None and (isinstance(tc.game_ms, bool) or not isinstance(tc.game_ms, int) or tc.game_ms < 0):
             raise TimeControlError(f"time_control game_ms must be null or a whole number of milliseconds, got {tc.game_ms!r}")
+        for key in ("move_ms", "game_ms", "increment_ms", "startup_ms", "grace_ms"):
+            if getattr(tc, key) is not None and too_long(f"time_control {key}", getattr(tc, key)):
+                raise TimeControlError(too_long(f"time_control {key}", getattr(tc, key)))
         if tc.mode not in MODES:
             raise TimeControlError(f"time_control mode must be one of {', '.join(MODES)}, got {tc.mode!r}")
         return tc

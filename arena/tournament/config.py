@@ -17,6 +17,7 @@ from pathlib import Path
 from engine import EngineError, RuleSpec, compile_rules
 
 from ..botspec import BotSpec, CommandError, NameError_, check_name, distinct_names, locate
+from ..botspec.spec import MAX_MS
 from .sizes import cycle_length, rounds_of
 from .yamlsource import ConfigError, Source, load_with_lines
 
@@ -579,6 +580,8 @@ def _time_control(src, value, where: tuple = ("time_control",)) -> dict:
             tc[key] = _choice(src, where + (key,), v, TIME_MODES)
             continue
         tc[key] = _int(src, where + (key,), v, 0 if key in ("increment_ms", "grace_ms") else 1)
+        if tc[key] > MAX_MS:
+            raise src.error(where + (key,), f"must be at most {MAX_MS} ms (a day), got {tc[key]}")
     return tc
 
 
