@@ -15,6 +15,12 @@ from pathlib import Path
 from engine.errors import ReplayMismatch
 from engine.replay import FORMAT, load_replay
 
+from ..errors import UsageError
+
+
+class NoSuchGame(UsageError):
+    """``--game N`` beyond the games a file holds: bad input, not a replay that fails."""
+
 
 def is_json_lines(path) -> bool:
     """Whether ``path`` holds more than one JSON value, one a line (a games file)."""
@@ -50,7 +56,8 @@ def load_game(path, game: int | None = None) -> tuple[dict, str]:
         raise ReplayMismatch(f"{path}: cannot read the games ({exc})") from None
     n = game or 1
     if not 1 <= n <= len(lines):
-        raise ReplayMismatch(f"{path} holds {len(lines)} game{'s' if len(lines) != 1 else ''}, so there is no game {n}")
+        raise NoSuchGame(f"--game {n}: {path} holds {len(lines)} game{'s' if len(lines) != 1 else ''}, so there is "
+                         f"no game {n} (give --game from 1 to {len(lines)})")
     where = f"{path}, game {n} of {len(lines)}"
     try:
         record = json.loads(lines[n - 1])
