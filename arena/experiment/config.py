@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from engine import EngineError, RuleSpec, compile_rules
 
-from ..tournament.config import TournamentConfig, validate
+from ..tournament.config import MAX_GAMES_PER_CORE, TournamentConfig, max_games, validate
 from ..tournament.yamlsource import ConfigError, Source, load_with_lines
 from .sequential import StopRule, check_bounds, parse_target, parse_until
 from .sweep import build_cells, cell_name, parse_axes
@@ -111,8 +111,8 @@ def load_experiment(path) -> ExperimentConfig:
     stop_key = "until" if "until" in doc else "target" if "target" in doc else None
     if stop_key:  # the cap is the games of each rule set's schedule
         cap = doc[stop_key].get("max_games") if isinstance(doc[stop_key], dict) else None
-        if isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1:
-            shared["games"] = cap
+        if isinstance(cap, int) and not isinstance(cap, bool) and 1 <= cap <= max_games():
+            shared["games"] = cap  # a cap beyond what this machine can play is refused naming its own field
         shared.setdefault("games", 1)  # a missing cap is reported by the stopping rule's own check
     if "games" not in shared:
         raise src.error((), "the field 'games' is missing (games per rule set)")
@@ -133,6 +133,9 @@ def load_experiment(path) -> ExperimentConfig:
         stop = parse_until(src, doc["until"], base.seats, games)
     elif stop_key == "target":
         stop = parse_target(src, doc["target"], base.seats, games, axes)
+    if stop is not None and stop.max_games > max_games():
+        raise src.error((stop_key, "max_games"), f"must be at most {max_games():,} games (what this machine can play: "
+                        f"{MAX_GAMES_PER_CORE:,} per core), got {stop.max_games:,}")
     if axes:
         rule_sets = _with_cells(src, rule_sets, axes, base.seats, search=stop_key == "target")
     if stop is not None and stop.against and len(rule_sets) < 2:

@@ -155,6 +155,8 @@ class StopRule:
 
 
 def _number(src: Source, path: tuple, v, low=None, high=None, what="a number") -> float:
+    if isinstance(v, float) and not math.isfinite(v):
+        raise src.error(path, f"expected a finite {what.removeprefix('a ')}, got {v!r}")
     if isinstance(v, bool) or not isinstance(v, (int, float)) or (low is not None and v <= low) \
             or (high is not None and v >= high):
         bound = "" if low is None else f" above {low}" + ("" if high is None else f" and below {high}")

@@ -35,6 +35,8 @@ class Axis:
 
     name: str
     values: tuple
+    #: the ``{from, to, step}`` the values were written as, if a range (as pairs: hashable)
+    written: tuple = ()
 
 
 def _label(value) -> str:
@@ -92,14 +94,15 @@ def parse_axes(src: Source, value) -> list[Axis]:
         if isinstance(spec, dict):
             if name == "variants":
                 raise src.error(path, "'variants' takes a list of variant lists, e.g. [[revised], [revised, ghost]]")
-            values = _range(src, path, spec)
+            values, written = _range(src, path, spec), tuple(spec.items())
         elif isinstance(spec, list) and spec:
+            written = ()
             values = [_variants_value(src, path + (i,), v) for i, v in enumerate(spec)] if name == "variants" else spec
         else:
             raise src.error(path, "expected a non-empty list of values or a range {from, to, step}")
         if len(set(map(repr, values))) != len(values):
             raise src.error(path, "a value is listed twice")
-        axes.append(Axis(str(name), tuple(values)))
+        axes.append(Axis(str(name), tuple(values), written))
     total = 1
     for a in axes:
         total *= len(a.values)
@@ -149,7 +152,7 @@ def build_cells(src: Source, axes: list[Axis], base: RuleSpec, seats: int) -> li
             try:
                 compile_rules(RuleSpec.make(variants, {**base.param_dict, a.name: v}), seats)
             except EngineError as exc:
-                raise src.error(("sweep", a.name, i), f"{exc} ({plural})") from None
+                raise _value_error(src, a, i, exc, plural) from None
     cells = []
     for combo in itertools.product(*(a.values for a in axes)):
         values = tuple(zip((a.name for a in axes), combo))
@@ -167,6 +170,19 @@ def build_cells(src: Source, axes: list[Axis], base: RuleSpec, seats: int) -> li
             raise src.error(("sweep",), f"the cell {cell_name(values)} cannot be played: {exc} ({plural})") from None
         cells.append((values, spec))
     return cells
+
+
+def _value_error(src: Source, axis: Axis, i: int, exc: EngineError, plural: str):
+    """The error of a swept value the rules refuse: a range's value is blamed on the field of
+    the range that made it a fraction (its ``step``, ``from`` or ``to``), which the user wrote."""
+    written = dict(axis.written)
+    fraction = next((k for k in ("step", "from", "to") if isinstance(written.get(k, 1), float)
+                     and not float(written.get(k, 1)).is_integer()), None)
+    if fraction is None:
+        return src.error(("sweep", axis.name, i), f"{exc} ({plural})")
+    return src.error(("sweep", axis.name, fraction),
+                     f"{fraction} {written[fraction]!r} makes the value {axis.values[i]!r}, which the rules refuse: "
+                     f"{exc} ({plural})")
 
 
 def _distance(a: str, b: str) -> int:
