@@ -9,6 +9,7 @@ import typer
 
 from .app import command, emit_json
 from ..errors import UsageError
+from ..botspec.spec import MAX_MS
 
 
 @command("bots")
@@ -30,8 +31,8 @@ def bots_cmd(as_json: bool = typer.Option(False, "--json", help="Print as JSON."
 @command("check-bot", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def check_bot_cmd(
     argv: List[str] = typer.Argument(..., metavar="-- COMMAND...", help="The bot's command line, after --."),
-    move_ms: int = typer.Option(2000, "--move-ms", min=1, help="Time limit of one move, in milliseconds."),
-    startup_ms: int = typer.Option(10000, "--startup-ms", min=1, help="Time limit of the handshake."),
+    move_ms: int = typer.Option(2000, "--move-ms", min=1, max=MAX_MS, help="Time limit of one move, in milliseconds."),
+    startup_ms: int = typer.Option(10000, "--startup-ms", min=1, max=MAX_MS, help="Time limit of the handshake."),
     seed: int = typer.Option(1, "--seed", help="Seed of the games played."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
     sandbox: str = typer.Option("auto", "--sandbox", metavar="TIER", help="auto (the strongest tier here), none, basic or strict: the bot under check is held as in a game."),

@@ -10,6 +10,7 @@ import typer
 from .app import app, emit_json, guarded
 from ..errors import ArenaError, UsageError
 from .options import parse_rules
+from ..botspec.spec import MAX_MS
 
 league_app = typer.Typer(help="Long-lived Elo ladders in one SQLite file: new, add, play, table, retire.",
                          no_args_is_help=True)
@@ -32,7 +33,7 @@ def league_new_cmd(
     param: List[str] = typer.Option([], "--param", help="A rule parameter NAME=VALUE (repeatable)."),
     seats: int = typer.Option(2, "--seats", min=2, max=4, help="Seats per game (2-4)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the league's deals."),
-    move_ms: int = typer.Option(1000, "--move-ms", min=1, help="Time per move of bot processes, in ms."),
+    move_ms: int = typer.Option(1000, "--move-ms", min=1, max=MAX_MS, help="Time per move of bot processes, in ms."),
     sandbox: str = typer.Option("auto", "--sandbox", help="Sandbox of bot processes: auto (the strongest tier where it plays: strict wherever bubblewrap works), none, basic or strict."),
     deals: Optional[Path] = typer.Option(None, "--deals", metavar="BOOK",
                                          help="A deal book (JSON lines, `arena deals make`) kept in the league file: "

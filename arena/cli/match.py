@@ -48,6 +48,7 @@ from .match_document import SPRT_WORD, build_document, command_line_source, pars
 from .options import (AllowChanges, Check, FaultPolicy, GamesOut, IncrementMs, LogProtocol, MoveMs, OutputFormat,
                       Params, Rules, Sandbox, StartupMs, Wait, parse_each, suggest_cmd)
 from .prechecks import check_bots, check_output_format, output_files, precheck
+from ..botspec.spec import MAX_MS
 
 __all__ = ["build_document", "match_cmd", "parse_sprt", "typed_order"]
 
@@ -108,7 +109,7 @@ NoSwap = Annotated[bool, typer.Option("--noswap",
                                       help="Play each deal once, without the seat-swapped repeat (cutechess-cli's "
                                            "-noswap); the SPRT and Elo then count games, not pairs.")]
 Seed = Annotated[int, typer.Option("--seed", min=0, metavar="N", help="The match's seed (decides the deals).")]
-GameMs = Annotated[Optional[int], typer.Option("--game-ms", metavar="MS", min=1,
+GameMs = Annotated[Optional[int], typer.Option("--game-ms", metavar="MS", min=1, max=MAX_MS,
                                                help="Time budget of a whole game (chess clock), in milliseconds.")]
 InProcess = Annotated[bool, typer.Option("--inprocess",
                                          help="Play built-in bots inside the workers (no bot processes; fastest).")]

@@ -11,6 +11,7 @@ import typer
 from .app import command, emit_json
 from ..errors import UsageError
 from .options import parse_rules
+from ..botspec.spec import MAX_MS
 
 
 #: this project's distribution: its plugins are the built-in ones
@@ -82,7 +83,7 @@ def solo_cmd(
     cmd: Optional[str] = typer.Option(None, "--cmd", metavar="COMMAND",
                                       help="Your own bot, as a command line (e.g. \"python3 my_bot.py\"), played "
                                            "as a process under the time control and sandbox, instead of BOT."),
-    move_ms: int = typer.Option(1000, "--move-ms", min=1, metavar="MS", help="With --cmd: time limit of one move."),
+    move_ms: int = typer.Option(1000, "--move-ms", min=1, max=MAX_MS, metavar="MS", help="With --cmd: time limit of one move."),
     sandbox: str = typer.Option("auto", "--sandbox", metavar="TIER",
                                 help="With --cmd: auto (the strongest tier here), none, basic or strict."),
     difficulty: str = typer.Option("standard", "--difficulty", help="standard, challenging or unbeatable (R12.1)."),
