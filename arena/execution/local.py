@@ -133,6 +133,8 @@ def _worker_main(conn, initializer, parent: int) -> None:
     global _POOL, _IN_GAME
     gc.freeze()  # the coordinator's objects stay as they are: none is collected (and finalized) here
     signal.signal(signal.SIGTERM, _on_term)
+    # born with SIGTERM blocked (see _Worker): a stop sent at once waited for the handler above
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     _die_with_parent(parent)
     _drop_inherited(conn.fileno())
     if initializer is not None:
@@ -167,7 +169,15 @@ class _Worker:
         self.conn, child = ctx.Pipe(duplex=True)
         _COORDINATOR_ENDS.add(self.conn.fileno())
         self.proc = ctx.Process(target=_worker_main, args=(child, initializer, os.getpid()), daemon=True)
-        self.proc.start()
+        # SIGTERM is blocked across the fork: until the worker installs its own handler it would
+        # run the coordinator's (a run's StopSignals), unwinding the coordinator's code in the
+        # child; a worker stopped as soon as it starts (a run with nothing left to play) gets
+        # it once its handler is in place
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            self.proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         child.close()
         self.tasks: deque = deque()
 
