@@ -149,6 +149,7 @@ class Cgroup:
         self.v2 = "v2" in layout
         self._usage: Path | None = None
         self._freeze: Path | None = None
+        self._memdir: Path | None = None  # the folder of the memory controller: its events
         mem = limits.memory_mb << 20
         cpus = (getattr(limits, "cpus", 0) or 0) if cpu_cap else 0
         if self.v2:
@@ -158,6 +159,7 @@ class Cgroup:
             if caps:
                 (d / "memory.max").write_text(str(mem))
                 self._try(d / "memory.swap.max", "0")
+                self._memdir = d
                 (d / "pids.max").write_text(str(limits.pids))
                 self.memory = self.pids = True
                 if cpus > 0 and (d / "cpu.max").exists():  # only with the cpu controller delegated
@@ -184,6 +186,7 @@ class Cgroup:
                     (d / "memory.limit_in_bytes").write_text(str(mem))
                     self._try(d / "memory.memsw.limit_in_bytes", str(mem))
                     self.memory = True
+                    self._memdir = d
                 elif ctrl == "pids" and caps:
                     (d / "pids.max").write_text(str(limits.pids))
                     self.pids = True
@@ -209,7 +212,8 @@ class Cgroup:
         if self._usage is None:
             return 0.0
         try:
-            text = self._usage.read_text()
+            with open(self._usage, "rb") as f:  # after every move of some length: no pathlib
+                text = f.read().decode()
         except OSError:
             return 0.0
         try:
@@ -248,34 +252,38 @@ class Cgroup:
             return False
         return True
 
+    def _events(self, *names: str) -> str | None:
+        """The first of the memory controller's files ``names`` that can be read (asked after
+        every game of a pooled process: only the memory folder is read, without pathlib)."""
+        if self._memdir is None:
+            return None
+        for name in names:
+            try:
+                with open(os.path.join(self._memdir, name), "rb") as f:
+                    return f.read().decode()
+            except OSError:
+                continue
+        return None
+
     def oom_killed(self) -> bool:
         """True if the kernel killed a process of this cgroup for memory."""
-        for d in self.dirs:
-            for name in ("memory.events", "memory.oom_control"):
-                try:
-                    text = (d / name).read_text()
-                except OSError:
-                    continue
-                for line in text.splitlines():
-                    key, _, value = line.partition(" ")
-                    if key == "oom_kill" and value.strip() not in ("", "0"):
-                        return True
+        for line in (self._events("memory.events", "memory.oom_control") or "").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip() not in ("", "0"):
+                return True
         return False
 
     def hit_limit(self) -> bool:
         """True if the memory usage ever reached the cap (the kernel had to reclaim or refuse)."""
-        for d in self.dirs:
+        if not self.v2:
             try:
-                if (d / "memory.failcnt").exists():
-                    if int((d / "memory.failcnt").read_text()) > 0:
-                        return True
-                elif (d / "memory.events").exists():
-                    for line in (d / "memory.events").read_text().splitlines():
-                        key, _, value = line.partition(" ")
-                        if key in ("max", "oom") and value.strip() not in ("", "0"):
-                            return True
-            except (OSError, ValueError):
-                continue
+                return int(self._events("memory.failcnt") or 0) > 0
+            except ValueError:
+                return False
+        for line in (self._events("memory.events") or "").splitlines():
+            key, _, value = line.partition(" ")
+            if key in ("max", "oom") and value.strip() not in ("", "0"):
+                return True
         return False
 
     def kill_all(self) -> None:

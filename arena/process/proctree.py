@@ -33,6 +33,17 @@ def _stat_fields(data: bytes) -> list[bytes]:
     return data[data.rfind(b")") + 2:].split()
 
 
+def start_time(pid: int) -> bytes | None:
+    """When ``pid`` started (``/proc/PID/stat``'s field, in clock ticks since boot), which
+    tells a process from a later one with the same pid; None where it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = _stat_fields(f.read(512))
+    except OSError:
+        return None
+    return fields[19] if len(fields) > 19 else None
+
+
 def descendants(root: int, zombies: bool = False) -> list[int]:
     """``root`` and every live process below it (zombies left out unless ``zombies``)."""
     return [pid for pid, fields in tree_stats(root).items() if zombies or fields[0] != b"Z"]
@@ -122,6 +133,7 @@ class TreeAccount:
         self._ticks = 0
         self._root_start: bytes | None = None
         self._lock = threading.Lock()
+        #: whether the last sample found processes born or gone since the one before
         self.changed = False
 
     def sample(self) -> float:
@@ -137,6 +149,8 @@ class TreeAccount:
             now = {}
             for pid, f in stats.items():
                 now[keys[pid]] = (int(f[11]) + int(f[12]), int(f[13]) + int(f[14]), keys.get(int(f[1])))
+            # the set of processes: a process gone since the last sample took what it used
+            # after that sample with it, so the poll reads often while the set changes
             self.changed = now.keys() != self._live.keys()
             # children before their parents (a child starts after its parent), so that a
             # parent gone in the same interval takes its children's time with it
@@ -150,7 +164,6 @@ class TreeAccount:
             self._live = now
             total = self._dead + sum(own + max(kids, self._absorbed.get(key, 0))
                                      for key, (own, kids, _) in self._live.items())
-            self.changed = self.changed or total != self._ticks
             self._ticks = max(self._ticks, total)
             return self._ticks / CLK_TCK
 

@@ -56,7 +56,7 @@ from pathlib import Path
 from ..botspec.outputs import hidden_within
 from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_links, needed_paths, program_files, sandbox_path
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
-from .proctree import TreeAccount, continue_tree, descendants, stop_tree
+from .proctree import TreeAccount, continue_tree, descendants, start_time, stop_tree, tree_stats
 from .treememory import HiddenMemory
 from .transport import session_members
 from .uids import (SHARED_TEMP, UID_BASE, UID_SLOTS, SandboxError, UidLease, _own_folder, kill_uid,  # noqa: F401
@@ -482,6 +482,15 @@ class Launch:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _frozen: bool = False
     _stop: threading.Event = field(default_factory=threading.Event)
+    _known: dict = field(default_factory=dict)  # {pid: start time} of the members last found
+    _next_scan: float = 0.0
+
+    #: how often the memory poll of a tree that no PID namespace holds (basic without a
+    #: cgroup) reads every process of the machine to find the bot's: between two such scans
+    #: it walks down from the members it knows (a few reads per member), so the poll's cost
+    #: follows the bot's processes, not the machine's (reading every process ten times a
+    #: second, per bot, grew with the number of workers: quadratic in all)
+    FULL_SCAN_S = 1.0
 
     def started(self, pid: int) -> None:
         """Called once the process runs: start polling the tree where that is the memory cap,
@@ -495,14 +504,31 @@ class Launch:
             threading.Thread(target=self._poll, args=(pid,), daemon=True, name=f"poll-{pid}").start()
 
     def _members(self, pid: int) -> list[int]:
+        """The bot's processes: strict's PID namespace walked down from the started one;
+        else its session, cgroup and user id, read from every process of the machine every
+        ``FULL_SCAN_S`` and, between two such scans, the members found last (the same
+        process: pid and start time) and every process below them. What that misses until
+        the next full scan: a process that left the session and the tree since (a daemon
+        whose parent exited), under a cap that a cgroup or RLIMIT_NPROC still holds."""
         if self.tree:
             return descendants(pid)
-        members = set(session_members(pid))
+        now = time.monotonic()
+        if now >= self._next_scan or not self._known:
+            self._next_scan = now + self.FULL_SCAN_S
+            members = set(session_members(pid))
+            if self.uid is not None:
+                members.update(_proc_uids().get(self.uid, []))
+            found = {m: start_time(m) for m in members}
+        else:
+            found = {}
+            for member, start in self._known.items():
+                stats = tree_stats(member)
+                if member in stats and stats[member][19] == start:
+                    found.update((p, f[19]) for p, f in stats.items() if f[0] != b"Z")
         if self.cgroup is not None:
-            members.update(self.cgroup.pids_in())
-        if self.uid is not None:
-            members.update(_proc_uids().get(self.uid, []))
-        return sorted(members)
+            found.update((p, start_time(p)) for p in self.cgroup.pids_in() if p not in found)
+        self._known = {p: s for p, s in found.items() if s is not None}
+        return sorted(found)
 
     def _over_memory(self, pid: int) -> bool:
         """Resident memory of the tree plus what it keeps in memfds and memory-backed folders
@@ -550,14 +576,16 @@ class Launch:
     def _poll(self, pid: int) -> None:
         """Every ``rss_poll_s``: the memory cap (resident memory of the tree and what it keeps
         in memfds and memory-backed folders). The CPU account (strict without a cpuacct
-        cgroup, :class:`~.proctree.TreeAccount`): every ``BUSY_POLL_S`` while the tree works
-        (its CPU time or its processes changed within ``BUSY_HOLD_S``), else every
-        ``rss_poll_s``, so a bot waiting for its move costs little (a walk of a small tree
-        takes about 0.1 ms of CPU: measured, 0.6 % of a core for an idle bot, 1.6 % for a
-        busy one). What escapes: a child reaped by the kernel that is born and gone between
-        two polls, and what one that was seen used after the last (``/proc`` counts in
-        clock ticks, too). Measured: children of 30 to 150 ms each, reaped by the kernel,
-        were charged 90 to 94 % of the CPU they used. The CPU cap (a budget of ``cpu_cap``
+        cgroup, :class:`~.proctree.TreeAccount`): every ``BUSY_POLL_S`` while processes come
+        and go in the tree (born or gone within ``BUSY_HOLD_S``), else every ``rss_poll_s``:
+        the CPU of a process that lives on is read whenever it is asked for (after a move,
+        at the end), so only a process that ends can take uncounted time with it, and a bot
+        that thinks in one process costs the referee ten walks of its tree a second, not
+        fifty (a walk of a small tree takes about 0.1 ms of CPU). What escapes: a child
+        reaped by the kernel that is born and gone between two polls, and what one that was
+        seen used after the last (``/proc`` counts in clock ticks, too). Measured: children
+        of 30 to 150 ms each, reaped by the kernel, were charged 90 to 94 % of the CPU they
+        used. The CPU cap (a budget of ``cpu_cap``
         CPU-seconds a second, with half a second of burst): a tree over budget is stopped
         until it is back within it."""
         throttle = bool(self.cpu_cap and self.tree)
