@@ -1,12 +1,14 @@
-"""``arena bench tournament``: games per second of the runner at concurrency 1 and 2.
+"""``arena bench tournament``: games per second of the runner at each concurrency, and where
+a bot-process game's CPU goes.
 
 A fixed round robin of built-in bots (three copies of ``greedy``; two seats, base rules,
-seed 1, no replays) is played in-process in the workers (``--play bots``: through the
-referee, with bot processes), with one worker and with two, each run into a fresh results
-database. The runner's *overhead* is everything that
-is not the engine and the bots -- starting the pool, shipping requests and results between
-processes, storing every game in its own SQLite transaction, the progress bookkeeping --
-measured two ways:
+seed 1, no replays) is played in-process in the workers (``--play inprocess``) or through
+the referee with bot processes (``--play bots``), at each concurrency of the list (1 and 2
+by default; ``--concurrency 1,2,4,8,16``: more workers than cores too, to see that nothing
+serializes), each run into a fresh results database. The runner's *overhead* is everything
+that is not the engine and the bots -- starting the pool, shipping requests and results
+between processes, storing every game in its own SQLite transaction, the progress
+bookkeeping -- measured two ways:
 
 - ``overhead_N`` (wall): ``1 - sum(game function wall times) / (wall time x workers)``,
   each game timed in its worker around the whole game function call. It misses the time
@@ -15,20 +17,29 @@ measured two ways:
 - ``cpu_overhead_N``: the CPU time of the coordinator and of the workers outside the game
   function, as a share of all CPU time used by the run; less sensitive to other load.
 
-With ``dask``, the same games are also played on a Dask cluster of two worker processes on
-this machine (``LocalCluster``, one thread each: the same two cores), run for run beside
-the local executor at concurrency 2, and ``dask_vs_local_2`` is the share of the local
-executor's games/s the cluster keeps (fastest against fastest), and
-``dask_vs_local_2_paired`` the median, over the runs, of each Dask run's games/s against the
-local run played just before it: the cost of the scheduler, of shipping each game and its
-record (replay and logs included) and of the worker plugin. The machine's speed drifts
-from run to run; CPU time drifts less, so ``cpu_ms_per_game_2`` and ``dask_cpu_ms_per_game_2``
-give what a game costs in CPU on either path (the median over the runs), counted over every
-process of the run: the coordinator (with a LocalCluster, the scheduler in it), the workers
-and their bot processes.
+A second view needs no timing inside the run: the same games played by *bare* processes
+(no runner at all: forked processes take the next game from a shared counter) give the
+machine's ceiling at that concurrency, and the runner's games/s are set against it.
 
-A third view needs no timing inside the run: the same games played by bare processes
-(no runner at all) give the machine's ceiling, and the runner's games/s are set against it.
+With bot processes the bare processes also give the CPU split of a game, which does not
+depend on the core count: the *referee* (everything the worker process does: observations,
+their JSON, the engine's checks, the pipes, the sandbox's polling threads), of it the
+*transport* (the CPU spent writing requests and reading replies: the pipe's system calls
+and the line buffering), the *bots* (their CPU during the games, as the referee charges
+it), the bots' *start-up* (starting each pooled process and what it does between games),
+and the runner's *store* (the coordinator's CPU per game: results into SQLite, the
+schedule, the bookkeeping). The referee's share is ``referee / (referee + bots)``: of what
+one game costs once its processes run. The CPU per game of the whole run (coordinator,
+workers, bots) is given at each concurrency too: flat as workers grow beyond the cores
+means nothing serializes (the coordinator's one thread, the one SQLite writer).
+
+With ``dask``, the same games are also played on a Dask cluster of N worker processes on
+this machine (``LocalCluster``, one thread each), run for run beside the local executor at
+each concurrency N, and ``dask_vs_local_N`` is the share of the local executor's games/s
+the cluster keeps (fastest against fastest), ``dask_vs_local_N_paired`` the median, over
+the runs, of each Dask run's games/s against the local run played just before it, and
+``dask_cpu_ms_per_game_N`` what a game costs in CPU on the cluster (the coordinator with
+the scheduler in it, the workers and their bot processes).
 """
 
 from __future__ import annotations
@@ -38,6 +49,8 @@ import resource
 import statistics
 import tempfile
 import time
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from engine import RuleSpec
@@ -46,14 +59,17 @@ from ..tournament.config import BotEntry, TournamentConfig
 from ..tournament.runner import run_tournament
 from ..tournament.store import Store
 
+SANDBOX_TIERS = ("none", "basic", "strict", "auto")
 
-def bench_config(output: Path, concurrency: int, rounds: int, play: str = "inprocess") -> TournamentConfig:
+
+def bench_config(output: Path, concurrency: int, rounds: int, play: str = "inprocess",
+                 sandbox: str = "none") -> TournamentConfig:
     """The benchmark's fixed round robin."""
     bots = (BotEntry("greedy", "greedy"), BotEntry("greedy-b", "greedy"), BotEntry("greedy-c", "greedy"))
     return TournamentConfig(
         name="bench", path="<bench>", rules=RuleSpec.make(), seats=2, bots=bots, format="round-robin",
         format_options={}, rounds=rounds, games=None, seed=1, time_control={}, fault_policy="forfeit",
-        sandbox="none", concurrency=concurrency, executor="local", address=None, play=play,
+        sandbox=sandbox, concurrency=concurrency, executor="local", address=None, play=play,
         output=output, anchor="greedy", replays=False, pause_idle=False)
 
 
@@ -61,6 +77,16 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _own_cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def _kids_cpu() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
 
 
 def _tree_cpu(pids: list[int]) -> float:
@@ -79,47 +105,98 @@ def _tree_cpu(pids: list[int]) -> float:
     return total
 
 
-def _one(concurrency: int, rounds: int, play: str, address: str | None = None,
-         workers: list[int] | None = None) -> dict:
-    """One run of the benchmark into a fresh folder: on local workers, or on the Dask
-    cluster at ``address`` whose worker processes are ``workers`` (pids on this machine)."""
-    from dataclasses import replace
+@contextmanager
+def without_cgroups(off: bool):
+    """With ``off``, the games of this process and of the workers it forks make no cgroup, as
+    on a machine without a writable cgroup hierarchy: the polled stand-ins take the caps'
+    place (resident memory, the CPU account, the process count)."""
+    if not off:
+        yield
+        return
+    from ..process import sandbox
 
+    saved = sandbox.cgroup_layout
+    sandbox.cgroup_layout = lambda: ({}, "cgroups were turned off for the benchmark")
+    try:
+        yield
+    finally:
+        sandbox.cgroup_layout = saved
+
+
+def _one(cfg: TournamentConfig, address: str | None = None, workers: list[int] | None = None) -> dict:
+    """One run of the benchmark's round robin ``cfg`` into a fresh folder: on local workers,
+    or on the Dask cluster at ``address`` whose worker processes are ``workers`` (pids on
+    this machine)."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        cfg = bench_config(Path(tmp) / "out", concurrency, rounds, play)
+        cfg = replace(cfg, output=Path(tmp) / "out")
         if address is not None:
             cfg = replace(cfg, executor="dask", address=address)
-        cpu0, far0 = _cpu(), _tree_cpu(workers or [])
+        own0, kids0, far0 = _own_cpu(), _kids_cpu(), _tree_cpu(workers or [])
         summary = run_tournament(cfg, progress=False, echo=lambda _t: None)
         # the workers were waited for (local ones ended, a Dask worker closed its bots):
         # everything the run used is counted
-        cpu = _cpu() - cpu0
-        total_cpu = cpu + _tree_cpu(workers or []) - far0
+        own, kids = _own_cpu() - own0, _kids_cpu() - kids0
+        total_cpu = own + kids + _tree_cpu(workers or []) - far0
         store = Store.open(cfg.output, create=False)
         stored = store.count()
         store.close()
     if stored != summary["played"]:
         raise RuntimeError(f"the benchmark stored {stored} games of the {summary['played']} it played")
+    games = max(1, summary["played"])
     wall = summary["elapsed_s"]
     busy = summary["game_wall_s"]
+    n = cfg.concurrency
     return {"games": summary["played"], "wall_s": wall, "games_per_s": summary["played"] / wall,
-            "cpu_ms_per_game": 1000 * total_cpu / max(1, summary["played"]),
-            "overhead": max(0.0, 1.0 - busy / (wall * concurrency)),
+            "cpu_ms_per_game": 1000 * total_cpu / games, "store_ms_per_game": 1000 * own / games,
+            "overhead": max(0.0, 1.0 - busy / (wall * n)),
             # with bot processes the bots' CPU time is not the game function's: no CPU figure
-            "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / cpu)
-            if cpu > 0 and play == "inprocess" and address is None else None}
+            "cpu_overhead": max(0.0, 1.0 - summary["game_cpu_s"] / (own + kids))
+            if own + kids > 0 and cfg.play == "inprocess" and address is None else None}
+
+
+def _time_transport() -> list[float]:
+    """In a bare worker only (a forked process that ends after its games): count the CPU
+    time of this process's thread spent in the transport's ``send`` and ``read_line`` (the
+    pipe's system calls and the line buffering); the product's own code is not timed."""
+    from ..process.transport import LineTransport
+
+    spent = [0.0]
+    clock = time.thread_time
+    send, read_line = LineTransport.send, LineTransport.read_line
+
+    def timed_send(self, data, deadline):
+        t = clock()
+        try:
+            return send(self, data, deadline)
+        finally:
+            spent[0] += clock() - t
+
+    def timed_read_line(self, deadline):
+        t = clock()
+        try:
+            return read_line(self, deadline)
+        finally:
+            spent[0] += clock() - t
+
+    LineTransport.send, LineTransport.read_line = timed_send, timed_read_line
+    return spent
 
 
 def _bare_worker(play: str, requests: list, counter, start, out) -> None:
     """A bare process: wait for the start, then play the next unplayed game until none is left
-    (with bot processes: from its own pool of live processes, as a runner's worker does)."""
-    from ..process.pool import ProcessPool
+    (with bot processes: from its own pool of live processes, as a runner's worker does).
+    Sends back its wall time and games, and with bot processes its CPU split: its own CPU
+    (the referee), of it the transport's, the bots' CPU in its games as the referee charged
+    it, and all its bots' CPU (reaped once the pool is closed)."""
     from ..execution.work import execute
+    from ..process.pool import ProcessPool
 
     pool = ProcessPool() if play == "bots" else None
+    transport = _time_transport() if play == "bots" else [0.0]
     start.wait()
     t0 = time.perf_counter()
-    played = 0
+    own0, kids0 = _own_cpu(), _kids_cpu()
+    played, bots_in_games = 0, 0.0
     try:
         while True:
             with counter.get_lock():
@@ -127,16 +204,20 @@ def _bare_worker(play: str, requests: list, counter, start, out) -> None:
                 counter.value += 1
             if i >= len(requests):
                 break
-            execute({"request": requests[i], "play": play}, pool)
+            reply = execute({"request": requests[i], "play": play}, pool)
+            if play == "bots":
+                bots_in_games += sum(s.get("cpu_ms") or 0.0 for s in reply["outcome"]["seats"]) / 1000
             played += 1
     finally:
         if pool is not None:
             pool.close()
-    out.send((time.perf_counter() - t0, played))
+    wall = time.perf_counter() - t0
+    out.send({"wall_s": wall, "played": played, "referee_s": _own_cpu() - own0, "transport_s": transport[0],
+              "bots_s": bots_in_games, "bots_all_s": _kids_cpu() - kids0})
     out.close()
 
 
-def _bare(concurrency: int, rounds: int, play: str) -> dict:
+def _bare(concurrency: int, rounds: int, play: str, sandbox: str = "none") -> dict:
     """The same games without the runner: ``concurrency`` forked processes, already started,
     take the next game from a shared counter and play it, nothing else (no pipes per game,
     no store, no bookkeeping). The time from the start signal to the last one done is the
@@ -145,7 +226,7 @@ def _bare(concurrency: int, rounds: int, play: str) -> dict:
     from ..tournament.schedule import schedule
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:  # bot logs, with bot processes
-        cfg = bench_config(Path(tmp), concurrency, rounds, play)
+        cfg = bench_config(Path(tmp), concurrency, rounds, play, sandbox)
         return _bare_run(concurrency, [build_request(cfg, task, Path(tmp)) for task in schedule(cfg)], play)
 
 
@@ -166,9 +247,16 @@ def _bare_run(concurrency: int, requests: list, play: str) -> dict:
     done = [pipe.recv() for pipe in pipes]
     for proc in procs:
         proc.join()
-    wall = max(t for t, _ in done)
-    return {"games": len(requests), "played": [n for _, n in done], "wall_s": wall,
-            "games_per_s": len(requests) / wall}
+    wall = max(d["wall_s"] for d in done)
+    games = max(1, len(requests))
+    out = {"games": len(requests), "played": [d["played"] for d in done], "wall_s": wall,
+           "games_per_s": len(requests) / wall}
+    if play == "bots":
+        ms = {k: 1000 * sum(d[k] for d in done) / games for k in ("referee_s", "transport_s", "bots_s", "bots_all_s")}
+        out.update(referee_ms=ms["referee_s"], transport_ms=ms["transport_s"], bots_ms=ms["bots_s"],
+                   bots_startup_ms=max(0.0, ms["bots_all_s"] - ms["bots_s"]),
+                   referee_share=ms["referee_s"] / (ms["referee_s"] + ms["bots_s"]) if ms["referee_s"] else 0.0)
+    return out
 
 
 def _warm() -> None:
@@ -217,65 +305,90 @@ QUIET_WORKERS = {"distributed.worker.profile.enabled": False, "distributed.admin
                  "distributed.admin.system-monitor.interval": "2s"}
 
 
-def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5, dask: bool = False) -> dict:
-    """Play the fixed round robin at concurrency 1 and 2; games/s, speed-up and overhead.
-
-    Each concurrency is run ``repeat`` times, alternating, and the fastest run of each is
-    kept (the usual best-of-N: other load on the machine only ever slows a run down).
-    Before each run the same games are played by bare processes (:func:`_bare`); the best
-    of those is the machine's ceiling, and ``kept_of_bare_N`` the share of it the runner
-    keeps. ``play="bots"`` plays the same games through the referee with bot processes
-    (each worker keeps its bots' processes alive between games, as ``arena run`` does);
-    the overhead then measures the runner against everything the referee does, and the
-    same games are also run in-process, alternating with the bot-process runs, so that
-    ``bots_vs_inprocess_N`` compares the two on the same games under the same load.
-    """
-    _warm()
+def _step(n: int, rounds: int, play: str, repeat: int, dask: bool, sandbox: str) -> dict:
+    """Every run at concurrency ``n``: the bare processes, the runner (and in-process, with
+    bot processes), the Dask cluster of ``n`` workers, ``repeat`` times in turn; the figures
+    of the fastest runs and the medians of the CPU figures."""
     modes = ("bots", "inprocess") if play == "bots" else ("inprocess",)
-    runs: dict = {(m, n): [] for m in modes for n in (1, 2)}
-    bare: dict[int, list[dict]] = {1: [], 2: []}
-    cluster = _local_cluster(2) if dask else None
-    pids = _worker_pids(cluster) if cluster is not None else []
+    runs: dict = {m: [] for m in modes}
+    bare: list[dict] = []
     on_dask: list[dict] = []
+    cluster = _local_cluster(n) if dask else None
     try:
+        pids = _worker_pids(cluster) if cluster is not None else []
         for _ in range(max(1, repeat)):
-            for n in (1, 2):
-                bare[n].append(_bare(n, rounds, play))
-                for m in modes:
-                    runs[m, n].append(_one(n, rounds, m))
-                    if cluster is not None and n == 2 and m == play:  # the same games on two Dask
-                        on_dask.append(_one(2, rounds, play, cluster.scheduler_address, pids))  # workers, next
+            bare.append(_bare(n, rounds, play, sandbox))
+            for m in modes:
+                runs[m].append(_one(bench_config(Path("."), n, rounds, m, sandbox if m == "bots" else "none")))
+                if cluster is not None and m == play:  # the same games on the cluster, next
+                    on_dask.append(_one(bench_config(Path("."), n, rounds, play, sandbox), cluster.scheduler_address,
+                                        pids))
     finally:
         if cluster is not None:
             cluster.close()
-    best = {k: max(v, key=lambda r: r["games_per_s"]) for k, v in runs.items()}
-    one, two = best[play, 1], best[play, 2]
-    bare1, bare2 = (max(bare[n], key=lambda r: r["games_per_s"]) for n in (1, 2))
-    kept = {1: one["games_per_s"] / bare1["games_per_s"], 2: two["games_per_s"] / bare2["games_per_s"]}
-    out = {"bots": ["greedy", "greedy-b", "greedy-c"], "play": play, "games": one["games"], "repeat": repeat,
-           "games_per_s_1": one["games_per_s"], "games_per_s_2": two["games_per_s"],
-           "speedup": two["games_per_s"] / one["games_per_s"], "overhead_1": one["overhead"],
-           "overhead_2": two["overhead"], "cpu_overhead_1": one["cpu_overhead"],
-           "cpu_overhead_2": two["cpu_overhead"], "wall_s_1": one["wall_s"], "wall_s_2": two["wall_s"],
-           "bare_games_per_s_1": bare1["games_per_s"], "bare_games_per_s_2": bare2["games_per_s"],
-           "bare_speedup": bare2["games_per_s"] / bare1["games_per_s"],
-           "kept_of_bare_1": kept[1], "kept_of_bare_2": kept[2]}
+    best = {m: max(v, key=lambda r: r["games_per_s"]) for m, v in runs.items()}
+    top = best[play]
+    fastest_bare = max(bare, key=lambda r: r["games_per_s"])
+    step = {"workers": n, "games": top["games"], "games_per_s": top["games_per_s"], "wall_s": top["wall_s"],
+            "overhead": top["overhead"], "cpu_overhead": top["cpu_overhead"],
+            "cpu_ms_per_game": statistics.median(r["cpu_ms_per_game"] for r in runs[play]),
+            "store_ms_per_game": statistics.median(r["store_ms_per_game"] for r in runs[play]),
+            "bare_games_per_s": fastest_bare["games_per_s"], "kept_of_bare": top["games_per_s"] / fastest_bare["games_per_s"]}
+    if play == "bots":
+        for key in ("referee_ms", "transport_ms", "bots_ms", "bots_startup_ms", "referee_share"):
+            step[key] = statistics.median(b[key] for b in bare)
+        step["inprocess_games_per_s"] = best["inprocess"]["games_per_s"]
+        step["bots_vs_inprocess"] = top["games_per_s"] / best["inprocess"]["games_per_s"]
     if on_dask:
         fastest = max(on_dask, key=lambda r: r["games_per_s"])
-        out["dask_games_per_s_2"] = fastest["games_per_s"]
-        out["dask_wall_s_2"] = fastest["wall_s"]
-        out["dask_vs_local_2"] = fastest["games_per_s"] / two["games_per_s"]
         # each Dask run against the local run just before it: the machine's drift (other
         # load, a slow phase) touches both alike, where best against best may pair a lucky
         # quiet moment of one with an ordinary moment of the other
-        pairs = sorted(d["games_per_s"] / r["games_per_s"] for d, r in zip(on_dask, runs[play, 2]))
-        out["dask_vs_local_2_paired"] = statistics.median(pairs)
-        out["dask_vs_local_2_range"] = [pairs[0], pairs[-1]]
-        out["cpu_ms_per_game_2"] = statistics.median(r["cpu_ms_per_game"] for r in runs[play, 2])
-        out["dask_cpu_ms_per_game_2"] = statistics.median(d["cpu_ms_per_game"] for d in on_dask)
-    if play == "bots":
-        for n in (1, 2):
-            inproc = best["inprocess", n]["games_per_s"]
-            out[f"inprocess_games_per_s_{n}"] = inproc
-            out[f"bots_vs_inprocess_{n}"] = best["bots", n]["games_per_s"] / inproc
+        pairs = sorted(d["games_per_s"] / r["games_per_s"] for d, r in zip(on_dask, runs[play]))
+        step.update(dask_games_per_s=fastest["games_per_s"], dask_wall_s=fastest["wall_s"],
+                    dask_vs_local=fastest["games_per_s"] / top["games_per_s"],
+                    dask_vs_local_paired=statistics.median(pairs), dask_vs_local_range=[pairs[0], pairs[-1]],
+                    dask_cpu_ms_per_game=statistics.median(d["cpu_ms_per_game"] for d in on_dask))
+    return step
+
+
+#: the step's figures also given at the top level as ``<name>_<workers>`` (``games_per_s_2``)
+FLAT = ("games_per_s", "wall_s", "overhead", "cpu_overhead", "cpu_ms_per_game", "store_ms_per_game",
+        "bare_games_per_s", "kept_of_bare", "referee_ms", "transport_ms", "bots_ms", "bots_startup_ms",
+        "referee_share", "inprocess_games_per_s", "bots_vs_inprocess", "dask_games_per_s", "dask_wall_s",
+        "dask_vs_local", "dask_cpu_ms_per_game")
+
+
+def bench_tournament(rounds: int = 48, play: str = "inprocess", repeat: int = 5, dask: bool = False,
+                     concurrency: tuple[int, ...] = (1, 2), sandbox: str = "none", cgroups: bool = True) -> dict:
+    """Play the fixed round robin at each ``concurrency``; games/s, speed-up, overhead and,
+    with bot processes, the CPU split of a game.
+
+    Each concurrency is run ``repeat`` times (the bare processes, then the runner, then the
+    in-process runner with ``play="bots"``, then the Dask cluster), and the fastest run of
+    each kind is kept (the usual best-of-N: other load on the machine only ever slows a run
+    down); the CPU figures are the medians. ``sandbox`` is the bot processes' tier and
+    ``cgroups=False`` plays them without cgroups, as on a machine where none can be made.
+    Returns ``steps`` (one dict per concurrency) and each step's figures flat as
+    ``<figure>_<workers>``; ``speedup`` is the last concurrency's games/s over the first's.
+    """
+    concurrency = tuple(dict.fromkeys(int(n) for n in concurrency))
+    _warm()
+    with without_cgroups(not cgroups):
+        steps = [_step(n, rounds, play, repeat, dask, sandbox) for n in concurrency]
+    first = steps[0]
+    for step in steps:
+        step["speedup"] = step["games_per_s"] / first["games_per_s"]
+        step["bare_speedup"] = step["bare_games_per_s"] / first["bare_games_per_s"]
+    out = {"bots": ["greedy", "greedy-b", "greedy-c"], "play": play, "games": first["games"], "repeat": repeat,
+           "concurrency": list(concurrency), "sandbox": sandbox, "cgroups": cgroups, "steps": steps,
+           "speedup": steps[-1]["speedup"], "bare_speedup": steps[-1]["bare_speedup"]}
+    for step in steps:
+        n = step["workers"]
+        for key in FLAT:
+            if key in step:
+                out[f"{key}_{n}"] = step[key]
+        if "dask_vs_local_paired" in step:
+            out[f"dask_vs_local_{n}_paired"] = step["dask_vs_local_paired"]
+            out[f"dask_vs_local_{n}_range"] = step["dask_vs_local_range"]
     return out

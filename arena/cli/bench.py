@@ -63,53 +63,81 @@ def bench_tournament_cmd(
     groups: int = typer.Option(48, "--groups", min=1, help="Seat-rotated groups per pairing."),
     repeat: int = typer.Option(5, "--repeat", min=1, help="Runs per concurrency; the fastest counts."),
     play: str = typer.Option("inprocess", "--play", help="inprocess (policies in the workers) or bots (the referee with bot processes)."),
-    dask: bool = typer.Option(False, "--dask", help="Also play the games on a local Dask cluster of two workers "
-                                                     "and print its games/s beside the local executor's."),
+    concurrency: str = typer.Option("1,2", "--concurrency", help="Worker counts to measure, comma-separated "
+                                    "(e.g. 1,2,4,8,16; more than the cores shows whether anything serializes)."),
+    sandbox: str = typer.Option("none", "--sandbox", help="The bot processes' tier: none, basic, strict or auto."),
+    cgroups: bool = typer.Option(True, "--cgroups/--no-cgroups", help="--no-cgroups plays the bot processes "
+                                 "without cgroups, as where none can be made (the polled stand-ins take their place)."),
+    dask: bool = typer.Option(False, "--dask", help="Also play the games on a local Dask cluster of as many workers "
+                                                     "as each concurrency and print its games/s beside the local executor's."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Games per second of a fixed round robin at concurrency 1 and 2, and the runner's overhead.
+    """Games per second of a fixed round robin at each concurrency, the runner's overhead and,
+    with --play bots, where a game's CPU goes.
 
     Three copies of greedy play each other (two seats, base rules); every run goes into a
-    fresh database. With --play bots the same games are also played in-process, run for
-    run, and the bot-process games/s are given as a share of the in-process games/s. The overhead is given as a share of the workers' wall time and of all
-    CPU time, and the same games are also played by bare processes (no runner at all): the
-    machine's ceiling, printed beside the runner's games/s and speed-up.
+    fresh database. The same games are also played by bare processes (no runner at all):
+    the machine's ceiling, printed beside the runner's games/s and speed-up. With --play
+    bots the same games are also played in-process, run for run (the bot-process games/s
+    as a share of the in-process games/s), and the CPU of a game is split: the referee (of
+    it the transport: the pipes), the bots in the game, their start-up, the store; the
+    referee's share is referee / (referee + bots).
     """
-    from ..bench.tournament import bench_tournament
+    from ..bench.tournament import SANDBOX_TIERS, bench_tournament
 
     if play not in ("inprocess", "bots"):
         raise UsageError(f"--play {play!r}: give inprocess or bots")
-    result = bench_tournament(rounds=groups, play=play, repeat=repeat, dask=dask)
+    if sandbox not in SANDBOX_TIERS:
+        raise UsageError(f"--sandbox {sandbox!r}: give one of {', '.join(SANDBOX_TIERS)}")
+    try:
+        counts = tuple(int(c) for c in concurrency.split(",") if c.strip())
+    except ValueError:
+        counts = ()
+    if not counts or not all(1 <= c <= 256 for c in counts):
+        raise UsageError(f"--concurrency {concurrency!r}: give worker counts from 1 to 256, comma-separated, e.g. 1,2,4")
+    result = bench_tournament(rounds=groups, play=play, repeat=repeat, dask=dask, concurrency=counts,
+                              sandbox=sandbox, cgroups=cgroups)
     if as_json:
-        emit_json({k: result[k] for k in ("games_per_s_1", "games_per_s_2", "speedup", "overhead_1", "overhead_2",
-                                          "cpu_overhead_1", "cpu_overhead_2", "games", "bare_games_per_s_1",
-                                          "bare_games_per_s_2", "bare_speedup", "kept_of_bare_1", "kept_of_bare_2",
-                                          "inprocess_games_per_s_1", "inprocess_games_per_s_2",
-                                          "bots_vs_inprocess_1", "bots_vs_inprocess_2", "dask_games_per_s_2",
-                                          "dask_vs_local_2", "dask_vs_local_2_paired", "dask_vs_local_2_range",
-                                          "cpu_ms_per_game_2", "dask_cpu_ms_per_game_2") if k in result})
+        emit_json(result)
         return
-    typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play, "
-               f"best of {result['repeat']} runs")
-    for n in (1, 2):
-        cpu = result[f"cpu_overhead_{n}"]
-        typer.echo(f"  concurrency {n}: {result[f'games_per_s_{n}']:.1f} games/s, runner overhead "
-                   f"{result[f'overhead_{n}']:.1%} of worker wall time"
-                   + (f", {cpu:.1%} of CPU time" if cpu is not None else "")
-                   + f"; {result[f'kept_of_bare_{n}']:.0%} of bare processes ({result[f'bare_games_per_s_{n}']:.1f} games/s)")
-    typer.echo(f"  speed-up 1 -> 2 workers: {result['speedup']:.2f}x (bare processes: {result['bare_speedup']:.2f}x)")
-    if "dask_vs_local_2" in result:
-        typer.echo(f"  dask, 2 workers (LocalCluster): {result['dask_games_per_s_2']:.1f} games/s beside the local "
-                   f"executor's {result['games_per_s_2']:.1f} games/s: {result['dask_vs_local_2']:.1%}; "
-                   f"run for run: median {result['dask_vs_local_2_paired']:.1%} "
-                   f"(from {result['dask_vs_local_2_range'][0]:.1%} to {result['dask_vs_local_2_range'][1]:.1%})")
-        local_ms, dask_ms = result["cpu_ms_per_game_2"], result["dask_cpu_ms_per_game_2"]
-        typer.echo(f"  CPU per game, bots included (median of the runs): local executor {local_ms:.1f} ms, "
-                   f"dask {dask_ms:.1f} ms ({dask_ms / local_ms - 1:+.1%})")
-    if "bots_vs_inprocess_2" in result:
-        for n in (1, 2):
-            typer.echo(f"  concurrency {n}: bot processes {result[f'games_per_s_{n}']:.1f} games/s, in-process "
-                       f"{result[f'inprocess_games_per_s_{n}']:.1f} games/s: {result[f'bots_vs_inprocess_{n}']:.1%}")
+    _print_tournament(result)
+
+
+def _print_tournament(result: dict) -> None:
+    """The tables of ``arena bench tournament``."""
+    steps = result["steps"]
+    bots = result["play"] == "bots"
+    where = f", sandbox {result['sandbox']}{'' if result['cgroups'] else ' without cgroups'}" if bots else ""
+    typer.echo(f"round robin of {', '.join(result['bots'])}: {result['games']} games per run, {result['play']} play"
+               f"{where}, best of {result['repeat']} runs")
+    typer.echo(f"  {'workers':>7} {'games/s':>8} {'speed-up':>8} {'bare games/s':>12} {'bare speed-up':>13} "
+               f"{'kept':>5} {'overhead':>8} {'CPU/game':>9}" + (f" {'in-process':>10} {'bots/in-proc':>12}" if bots else ""))
+    for s in steps:
+        row = (f"  {s['workers']:>7} {s['games_per_s']:>8.1f} {s['speedup']:>7.2f}x {s['bare_games_per_s']:>12.1f} "
+               f"{s['bare_speedup']:>12.2f}x {s['kept_of_bare']:>5.0%} {s['overhead']:>8.1%} {s['cpu_ms_per_game']:>6.1f} ms")
+        if bots:
+            row += f" {s['inprocess_games_per_s']:>10.1f} {s['bots_vs_inprocess']:>12.1%}"
+        typer.echo(row)
+    if bots:
+        typer.echo("  CPU of a game, ms (bare processes, the median of the runs; store: the runner's coordinator):")
+        typer.echo(f"  {'workers':>7} {'referee':>8} {'transport':>9} {'bots':>6} {'bot start-up':>12} {'store':>6} "
+                   f"{'referee share':>13}")
+        for s in steps:
+            typer.echo(f"  {s['workers']:>7} {s['referee_ms']:>8.2f} {s['transport_ms']:>9.2f} {s['bots_ms']:>6.2f} "
+                       f"{s['bots_startup_ms']:>12.2f} {s['store_ms_per_game']:>6.2f} {s['referee_share']:>13.1%}")
+    else:
+        for s in steps:
+            if s["cpu_overhead"] is not None:
+                typer.echo(f"  concurrency {s['workers']}: runner overhead {s['cpu_overhead']:.1%} of CPU time")
+    for s in steps:
+        if "dask_vs_local" in s:
+            n = s["workers"]
+            typer.echo(f"  dask, {n} worker{'s' if n > 1 else ''} (LocalCluster): {s['dask_games_per_s']:.1f} games/s beside "
+                       f"the local executor's {s['games_per_s']:.1f} games/s: {s['dask_vs_local']:.1%}; run for run: "
+                       f"median {s['dask_vs_local_paired']:.1%} (from {s['dask_vs_local_range'][0]:.1%} to "
+                       f"{s['dask_vs_local_range'][1]:.1%}); CPU per game, bots included: local "
+                       f"{s['cpu_ms_per_game']:.1f} ms, dask {s['dask_cpu_ms_per_game']:.1f} ms "
+                       f"({s['dask_cpu_ms_per_game'] / s['cpu_ms_per_game'] - 1:+.1%})")
 
 
 @bench_app.command("experiment")
