@@ -345,6 +345,30 @@ def _seat_logs(req: dict, seats: list, limits: Limits) -> list:
     return [(None, None)] * len(seats)
 
 
+def warm(request: dict) -> None:
+    """Do in this process, once, what the first game of ``request``'s kind does in every
+    process that plays it: import the referee's modules, compile the rules (the card data),
+    resolve the seats' commands, run the sandbox's probes of this machine (namespaces,
+    bubblewrap, cgroups, the files each command needs shown) and count the log folder. A
+    process that forks its workers after this (the local executor) hands them all of it:
+    each worker's first game then costs what its others do. Nothing is started and nothing
+    is kept; a request that cannot be played is left for the game to refuse."""
+    try:
+        req = normalize(request)
+        argvs = [resolve_command(s) for s in req["seats"]]
+        _new_game(req)
+        sandbox, limits = _sandbox(req)
+        try:
+            for argv, seat in zip(argvs, req["seats"]):
+                sandbox.prepare(argv, label="warm", program_dir=seat["program_dir"], read_only=seat["read_only"])
+        finally:
+            sandbox.cleanup()
+        if req["log_dir"] and not req["files_in_record"] and os.path.isdir(req["log_dir"]):
+            _log_usage(Path(req["log_dir"]))
+    except Exception as exc:  # noqa: BLE001 -- the game itself says what is wrong with its request
+        log.debug("warming up for a request failed: %s", exc)
+
+
 class _Launcher:
     """Gives each seat its bot process: a new one in the sandbox, or a live one of the pool;
     with ``protocol_log``, every line of each is logged."""

@@ -21,6 +21,22 @@ from ..errors import ArenaError
 from ..referee import bot_seed
 
 
+def warm_inprocess(request: dict) -> None:
+    """Import the seats' policies and compile the rules in this process (see
+    :func:`arena.execution.work.warm`); a request that cannot be played is left for the game."""
+    from arena.plugins import policy, policy_names
+
+    try:
+        known = policy_names()
+        for s in request["seats"]:
+            if s.get("bot") in known:
+                policy(s["bot"])
+        Game.new(RuleSpec.from_json(request["rules"]), int(request["players"]), int(request["seed"]),
+                 request.get("deal"))
+    except Exception:  # noqa: BLE001 -- the game itself says what is wrong with its request
+        pass
+
+
 def play_inprocess(request: dict) -> dict:
     """Play one game of built-in policies; the request and result are those of ``play_game``."""
     from arena.plugins import policy, policy_names

@@ -29,6 +29,7 @@ long game.
 from __future__ import annotations
 
 import gc
+import itertools
 import multiprocessing
 import os
 import selectors
@@ -39,7 +40,7 @@ from collections import deque
 from typing import Callable, Iterator
 
 from ..errors import ArenaError
-from .work import WAIT, GameFailed, count_losses, describe, execute
+from .work import WAIT, GameFailed, count_losses, describe, execute, warm
 
 #: How often a coordinator waiting for games asks ``stop()`` (a server stopping drops its games in flight).
 STOP_POLL_S = 0.5
@@ -164,6 +165,25 @@ def _worker_main(conn, initializer, parent: int) -> None:
         pool.close()
 
 
+def _warmed(tasks: Iterator, payload: Callable) -> tuple[Iterator, Callable]:
+    """Warm this process for the first game before any worker is forked
+    (:func:`~.work.warm`: every worker inherits the imports, the compiled rules and the
+    sandbox's probes instead of paying for them in its first game); the tasks and the
+    payload function to use, the first task's payload made once."""
+    first = next(tasks, None)
+    if first is None:
+        return iter(()), payload
+    if first is WAIT:
+        return itertools.chain([first], tasks), payload
+    made = payload(first)
+    warm(made)
+
+    def payload_of(task):
+        return made if task is first else payload(task)
+
+    return itertools.chain([first], tasks), payload_of
+
+
 class _Worker:
     def __init__(self, ctx, initializer):
         self.conn, child = ctx.Pipe(duplex=True)
@@ -217,7 +237,7 @@ class LocalExecutor:
     def run(self, tasks: Iterator, payload: Callable, stop: Callable[[], bool],
             on_death: Callable[[list, str], None]) -> Iterator[tuple]:
         """Play ``tasks``; yield ``(task, reply or exception)`` as games finish."""
-        tasks = iter(tasks)
+        tasks, payload = _warmed(iter(tasks), payload)
         retry: deque = deque()
         attempts: dict[str, int] = {}
         self.workers = []

@@ -107,6 +107,22 @@ def play_one(request: dict, pool=None, play: str = "bots", game_fn: Callable | N
     return play_game(request, pool)
 
 
+def warm(payload: dict) -> None:
+    """Prepare this process for games like ``payload``'s (imports, compiled rules, the
+    sandbox's probes; :func:`arena.referee.warm`), so that workers forked after it start warm.
+    A payload with a game function of its own is left as it is."""
+    if payload.get("game_fn") is not None:
+        return
+    if (payload.get("play") or "bots") == "inprocess":
+        from .inprocess import warm_inprocess
+
+        warm_inprocess(payload["request"])
+        return
+    from ..referee import warm as warm_referee
+
+    warm_referee(payload["request"])
+
+
 def execute(payload: dict, pool=None) -> dict:
     """Worker side: play one game of a payload (see the module docstring).
 
