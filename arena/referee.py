@@ -240,18 +240,34 @@ def _sandbox_field(value) -> dict:
 
 
 _log_counter = itertools.count()
-#: per log folder: [bytes used, when they were counted]; rescanned every few seconds, so a
-#: long tournament does not stat every log of the folder before every game
+#: per log folder: [bytes used, when they were counted, how long until the next count, how
+#: long the count took]
 _LOG_USAGE: dict[str, list] = {}
+#: a log folder is counted again after this many seconds at the least ...
 LOG_RESCAN_S = 5.0
+#: ... or, when its count is slow (a long run's folder of many logs), after this many times
+#: the count's own duration, so that counting takes at most 1% of the time whatever the size
+LOG_RESCAN_FACTOR = 100
 
 
-def _log_usage(log_dir: Path) -> int:
-    """Bytes of logs in ``log_dir``: counted now and then, estimated (upwards) between counts."""
-    known = _LOG_USAGE.get(str(log_dir))
+def _log_usage(log_dir: Path, need: int = 0, total: int | None = None) -> int:
+    """Bytes of logs in ``log_dir``: counted now and then, estimated (upwards) between counts.
+
+    Between counts each game's logs are counted as full (their cap), which overstates fast
+    games by far (a game of a few milliseconds writes nothing, and 2 MB a game reached a
+    256 MB cap in seconds at 60 games/s, cutting every log after it): when the estimate and
+    ``need`` more would pass ``total``, the folder is counted again first, unless the last
+    count is more recent than twenty times what it took (so that counting takes at most 5%
+    of the time even when the logs do fill the folder)."""
+    key = str(log_dir)
+    known = _LOG_USAGE.get(key)
     now = time.monotonic()
-    if known is None or now - known[1] > LOG_RESCAN_S:
-        known = _LOG_USAGE[str(log_dir)] = [log_bytes(log_dir), now]
+    if known is None or now - known[1] > known[2] or (
+            total is not None and known[0] + need > total and now - known[1] > 20 * known[3]):
+        t0 = time.perf_counter()
+        used = log_bytes(log_dir)
+        spent = time.perf_counter() - t0
+        known = _LOG_USAGE[key] = [used, now, max(LOG_RESCAN_S, LOG_RESCAN_FACTOR * spent), spent]
     return known[0]
 
 
@@ -280,8 +296,8 @@ def _log_names(seats: list, replay_path: str | None) -> list[str]:
 
 def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limits) -> list[tuple[str, int]]:
     """Each seat's stderr log of this game and the bytes it may keep (per-game and folder caps)."""
-    used = _log_usage(log_dir)
     total = limits.log_total_mb << 20
+    used = _log_usage(log_dir, (limits.log_kb << 10) * len(seats), total)
     cap = max(0, min(limits.log_kb << 10, (total - used) // max(1, len(seats))))
     _LOG_USAGE[str(log_dir)][0] += cap * len(seats)  # counted as full until the next scan
     out = []
