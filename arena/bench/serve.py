@@ -1,19 +1,21 @@
 """``arena bench serve``: requests per second and page latency of a real ``arena serve``.
 
-A league of built-in bots is made in a scratch folder and played a little (so pages have
-games and ratings to show); ``arena serve`` is started on it on 127.0.0.1, with the
-league playing in the background at full pace (``--pace 0``) or not at all (``--no-play``);
-then ``clients`` simulated visitors, each on one keep-alive connection, ask for the site's
-pages in turn (the leaderboard, bot pages, a bot's games, a game, the rules, live games and
-their JSON) for ``seconds``, each as soon as its last answer arrived (``think_s`` 0: the
-hardest case, a closed loop) or after a pause. Figures: requests answered per second,
-latency percentiles (p50, p95, p99, max) and errors (a 5xx answer, a broken connection or
-no answer within ``timeout_s``). With ``hog`` sockets, one more load runs while a single
-client (:class:`Hog`, its own process, from 127.0.0.2) keeps that many connections open,
-half of them idle and half trickling a request head a byte a second, reopening each a
-second after the server closed it; each visitor comes from an address of its own in
-127.0.1.0/24 (all of 127.0.0.0/8 is loopback, and none of these is a trusted proxy). Everything runs on this machine,
-over loopback only, and every process started is ended before the function returns.
+A league of four built-in bots is made in a scratch folder (:func:`make_league`) and
+played a little, each game's replay kept as ``arena league play`` keeps it, so pages have
+games, replays and ratings to show; those games are played in-process, in seconds, and
+then the bots' second versions, the same bots as bot processes (``python -m bots.run
+NAME``), take their place, so that the games the server plays go through bot processes,
+as a league of submitted bots plays them, each followed live move by move. ``arena serve``
+is started on it on 127.0.0.1, with the league playing in the background at full pace
+(``--pace 0``) or not at all (``--no-play``); then simulated visitors ask for the pages of
+each mix (:mod:`.serve_load`: the light pages, and what visitors really fetch: replay
+pages, bot pages and the live API) for ``seconds``. With ``hog`` sockets, the mixes are
+measured once more while a single client (:class:`Hog`, its own process, from 127.0.0.2)
+keeps that many connections open, half of them idle and half trickling a request head a
+byte a second, reopening each a second after the server closed it; each visitor comes
+from an address of its own in 127.0.1.0/24 (all of 127.0.0.0/8 is loopback, and none of
+these is a trusted proxy). Everything runs on this machine, over loopback only, and every
+process started is ended before the function returns.
 """
 
 from __future__ import annotations
@@ -30,13 +32,24 @@ import tempfile
 import time
 from pathlib import Path
 
-#: The pages a simulated visitor asks for, in turn ({game} is a stored game's id).
-PAGES = ("/", "/api/leaderboard", "/bot/greedy", "/game/{game}", "/bot/random/games", "/rules", "/live",
-         "/api/bots/greedy", "/api/games/{game}", "/bot/greedy2", "/api/games/live", "/author/nobody")
+from .serve_load import PAGES, VISITOR_PAGES, Pages, load
+
+__all__ = ["MIXES", "PAGES", "VISITOR_PAGES", "Hog", "Pages", "Server", "bench_serve", "load", "load_beside_hog",
+           "loads_beside_hog", "make_league", "mix_pages", "stored_games"]
+
+#: The mixes :func:`bench_serve` measures (see :mod:`.serve_load`).
+MIXES = ("light", "real-visitor")
+
+#: The league's bots: entry name and built-in bot.
+BOTS = (("greedy", "greedy"), ("random", "random"), ("greedy2", "greedy"), ("random2", "random"))
 
 
-def make_league(folder: Path, games: int = 200) -> Path:
-    """A league of four built-in bots in ``folder`` with ``games`` games played; its path."""
+def make_league(folder: Path, games: int = 200, processes: bool = False) -> Path:
+    """A league of four built-in bots in ``folder`` with ``games`` games played in-process,
+    each with its replay (``LEAGUE.db.replays/``, where ``arena serve`` shows it); its path.
+    With ``processes``, each bot is then retired for a second version of itself played as a
+    bot process (``greedy@2``: ``python -m bots.run greedy``), so the server's games go
+    through bot processes while the games played here took seconds."""
     from engine import RuleSpec
 
     from ..league import League
@@ -44,10 +57,14 @@ def make_league(folder: Path, games: int = 200) -> Path:
 
     path = folder / "bench.db"
     with League.create(path, RuleSpec.make(["revised"]), 2, 0, {"move_ms": 1000}, "basic") as league:
-        for name, bot in (("greedy", "greedy"), ("random", "random"), ("greedy2", "greedy"), ("random2", "random")):
+        for name, bot in BOTS:
             league.add(name, bot=bot)
         if games:
-            play_league(league, games, concurrency=2)
+            play_league(league, games, concurrency=2, replays=Path(f"{path}.replays"))
+        if processes:
+            for name, bot in BOTS:
+                league.retire(name)
+                league.add(f"{name}@2", cmd=[sys.executable, "-m", "bots.run", bot])
     return path
 
 
@@ -66,6 +83,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         args = ["--pace", "0"] if play else ["--no-play"]
         self.log = league.parent / f"serve-{'play' if play else 'noplay'}.log"
+        self.games_at_start = stored_games(league)
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "arena.cli", "serve", str(league), "--port", str(self.port), *args,
@@ -89,6 +107,16 @@ class Server:
             time.sleep(0.2)
         raise RuntimeError("arena serve did not answer in time")
 
+    def wait_playing(self, timeout_s: float = 90) -> None:
+        """Wait until the server has stored a game since it started: its workers and their
+        bot processes are at work (the first games take seconds more than the next)."""
+        deadline = time.monotonic() + timeout_s
+        while stored_games(self.league) <= self.games_at_start:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"arena serve stored no game in {timeout_s:g} s: "
+                                   f"{self.log.read_text(errors='replace')[-2000:]}")
+            time.sleep(0.2)
+
     def stop(self) -> float:
         """SIGINT, as an operator's Ctrl-C; the seconds it took to exit (SIGKILL after 30 s)."""
         t0 = time.monotonic()
@@ -105,83 +133,6 @@ class Server:
             pass
         self.proc.wait()
         return took
-
-
-async def _visitor(host: str, port: int, paths: list[str], start: int, until: float, think_s: float,
-                   timeout_s: float, lat: list, errors: list, source: str | None = None) -> None:
-    reader = writer = None
-    i = start
-    local = (source, 0) if source else None
-    while time.monotonic() < until:
-        path = paths[i % len(paths)]
-        i += 1
-        t0 = time.monotonic()
-        try:
-            if writer is None:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local),
-                                                        timeout_s)
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: */*\r\n\r\n".encode())
-            status, close = await asyncio.wait_for(_read_response(reader), timeout_s)
-            lat.append(time.monotonic() - t0)
-            if status >= 500:
-                errors.append(f"{path}: {status}")
-            if close:
-                writer.close()
-                writer = None
-        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
-            errors.append(f"{path}: {type(exc).__name__}")
-            if writer is not None:
-                writer.close()
-            writer = None
-        if think_s:
-            await asyncio.sleep(think_s)
-    if writer is not None:
-        writer.close()
-
-
-async def _read_response(reader) -> tuple[int, bool]:
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
-    if "content-length" in headers:
-        await reader.readexactly(int(headers["content-length"]))
-    elif headers.get("transfer-encoding") == "chunked":
-        while True:
-            size = int((await reader.readline()).strip(), 16)
-            await reader.readexactly(size + 2)
-            if size == 0:
-                break
-    return status, headers.get("connection", "").lower() == "close"
-
-
-def load(url: str, clients: int, seconds: float, paths: list[str], think_s: float = 0.0,
-         timeout_s: float = 10.0, sources: tuple[str, ...] = ()) -> dict:
-    """``clients`` visitors asking for ``paths`` for ``seconds``: the figures (see the module);
-    ``sources``: the local addresses they connect from (of 127.0.0.0/8), in turn."""
-    host, port = url.split("//")[1].split(":")
-    lat: list[float] = []
-    errors: list[str] = []
-
-    async def main():
-        until = time.monotonic() + seconds
-        await asyncio.gather(*(_visitor(host, int(port), paths, k, until, think_s, timeout_s, lat, errors,
-                                        sources[k % len(sources)] if sources else None)
-                               for k in range(clients)))
-
-    t0 = time.monotonic()
-    asyncio.run(main())
-    elapsed = time.monotonic() - t0
-    lat.sort()
-
-    def pct(p: float) -> float:
-        return lat[min(len(lat) - 1, int(p / 100 * len(lat)))] * 1000 if lat else float("nan")
-
-    return {"clients": clients, "seconds": round(elapsed, 2), "requests": len(lat),
-            "requests_per_s": round(len(lat) / elapsed, 1) if elapsed else 0.0, "p50_ms": round(pct(50), 1),
-            "p95_ms": round(pct(95), 1), "p99_ms": round(pct(99), 1),
-            "max_ms": round(lat[-1] * 1000, 1) if lat else None, "errors": len(errors),
-            "error_examples": sorted(set(errors))[:5]}
 
 
 #: Where the hog and the visitors of the hog's load connect from (loopback, none trusted).
@@ -293,64 +244,100 @@ class Hog:
         self.proc.wait()
 
 
-def load_beside_hog(url: str, clients: int, seconds: float, paths: list[str], sockets: int,
+def load_beside_hog(url: str, clients: int, seconds: float, paths, sockets: int,
                     think_s: float = 0.0, head_start_s: float = 2.0) -> dict:
     """The figures of :func:`load` (visitors from :data:`VISITOR_SOURCES`) while a :class:`Hog`
     of ``sockets`` holds what it can, having started ``head_start_s`` earlier; its figures
     are the result's ``hog``."""
-    hog = Hog(url, sockets, head_start_s + seconds + 1)
+    return loads_beside_hog(url, clients, seconds, {"": paths}, sockets, think_s, head_start_s)[""]
+
+
+def loads_beside_hog(url: str, clients: int, seconds: float, mixes: dict, sockets: int,
+                     think_s: float = 0.0, head_start_s: float = 2.0) -> dict:
+    """For each mix of ``mixes`` (name: its pages) in turn, the figures of :func:`load`
+    (visitors from :data:`VISITOR_SOURCES`) while one :class:`Hog` of ``sockets`` holds what
+    it can, having started ``head_start_s`` before the first; each result's ``hog`` is the
+    hog's figures, over all the loads."""
+    hog = Hog(url, sockets, head_start_s + seconds * len(mixes) + 1)
     try:
         time.sleep(head_start_s)
-        figures = load(url, clients, seconds, paths, think_s, sources=VISITOR_SOURCES)
-        figures["hog"] = hog.result()
+        out = {name: load(url, clients, seconds, pages, think_s, sources=VISITOR_SOURCES)
+               for name, pages in mixes.items()}
+        held = hog.result()
     finally:
         hog.stop()
-    return figures
+    for figures in out.values():
+        figures["hog"] = held
+    return out
 
 
-def stored_games(league: Path) -> int:
-    """How many games the league file holds (read-only)."""
+def _read(league: Path, sql: str) -> list[tuple]:
     import sqlite3
 
     conn = sqlite3.connect(f"{league.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        return conn.execute(sql).fetchall()
     finally:
         conn.close()
 
 
-def bench_serve(clients: tuple[int, ...] = (20, 100), seconds: float = 15.0, plays: tuple[bool, ...] = (True, False),
-                think_s: float = 0.0, games: int = 200, warmup_s: float = 3.0, hog: int = 520) -> list[dict]:
-    """For each of ``plays`` (background play on or off) and each number of ``clients``, the
-    figures of :func:`load` against a fresh ``arena serve`` of one league (made in a scratch
-    folder, ``games`` games played first), with the games it played meanwhile and how long
-    its stop took; with ``hog``, one more load of the fewest ``clients`` beside a hog of
-    ``hog`` sockets (:func:`load_beside_hog`) for each of ``plays``."""
+def stored_games(league: Path) -> int:
+    """How many games the league file holds (read-only)."""
+    return _read(league, "SELECT COUNT(*) FROM games")[0][0]
+
+
+def mix_pages(mix: str, league: Path) -> Pages:
+    """The pages of ``mix`` (see :data:`MIXES`) for the league as it is now: the light pages
+    with its middle game, or the real-visitor pages over all its stored games and its bots."""
+    if mix == "light":
+        return Pages(p.format(game=max(1, stored_games(league) // 2)) for p in PAGES)
+    games = tuple(r[0] for r in _read(league, "SELECT id FROM games ORDER BY id"))
+    bots = tuple(sorted({r[0].split("@")[0] for r in _read(league, "SELECT name FROM entries")}))
+    return Pages(VISITOR_PAGES, games, bots)
+
+
+def bench_serve(clients: tuple[int, ...] = (20, 100), seconds: float = 5.0, plays: tuple[bool, ...] = (True, False),
+                think_s: float = 0.0, games: int = 200, warmup_s: float = 2.0, hog: int = 520,
+                mixes: tuple[str, ...] = MIXES) -> list[dict]:
+    """For each of ``plays`` (background play through bot processes on, or off), each
+    number of ``clients`` and each of ``mixes``, the figures of :func:`load` against a fresh
+    ``arena serve`` of one league (:func:`make_league`, ``games`` games played first), with
+    the mix's name, the games the server stored meanwhile and how long its stop took (with
+    play on, the loads begin once the server has stored a game of its own); with
+    ``hog``, each mix once more with the fewest ``clients`` beside one hog of ``hog``
+    sockets (:func:`loads_beside_hog`) for each of ``plays``."""
+    unknown = [m for m in mixes if m not in MIXES]
+    if unknown or not mixes:
+        raise ValueError(f"mixes are {', '.join(MIXES)}, not {', '.join(unknown) or 'none'}")
+    if "real-visitor" in mixes and not games:
+        raise ValueError("the real-visitor mix fetches the replays of stored games: play some first (games > 0)")
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-serve-"))
     results = []
     try:
-        league = make_league(folder, games)
+        league = make_league(folder, games, processes=True)
         for play in plays:
             server = Server(league, play)
+            rows = []
             try:
                 server.wait_ready()
-                paths = [p.format(game=max(1, stored_games(league) // 2)) for p in PAGES]
-                load(server.url, 4, warmup_s, paths)
+                for mix in mixes:
+                    load(server.url, 4, warmup_s / len(mixes), mix_pages(mix, league))
+                if play:
+                    server.wait_playing()
                 for n in clients:
-                    before = stored_games(league)
-                    figures = load(server.url, n, seconds, paths, think_s)
-                    figures.update(play=play, games_played=stored_games(league) - before)
-                    results.append(figures)
+                    for mix in mixes:
+                        before = stored_games(league)
+                        figures = load(server.url, n, seconds, mix_pages(mix, league), think_s)
+                        rows.append(dict(figures, mix=mix, play=play, games_played=stored_games(league) - before))
                 if hog:
                     before = stored_games(league)
-                    figures = load_beside_hog(server.url, min(clients), seconds, paths, hog, think_s)
-                    figures.update(play=play, games_played=stored_games(league) - before)
-                    results.append(figures)
+                    pages = {mix: mix_pages(mix, league) for mix in mixes}
+                    beside = loads_beside_hog(server.url, min(clients), seconds, pages, hog, think_s)
+                    played = stored_games(league) - before
+                    rows += [dict(beside[mix], mix=mix, play=play, games_played=played) for mix in mixes]
             finally:
                 took = server.stop()
-            for r in results:
-                if r["play"] == play:
-                    r["stop_s"] = round(took, 2)
+            results += [dict(r, stop_s=round(took, 2)) for r in rows]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return results

@@ -208,40 +208,81 @@ def bench_schedule_cmd(
 @guarded
 def bench_serve_cmd(
     clients: str = typer.Option("20,100", "--clients", help="Numbers of simulated visitors, comma-separated."),
-    seconds: float = typer.Option(15.0, "--seconds", min=1, help="How long each load lasts."),
-    play: str = typer.Option("on,off", "--play", help="Background play during the load: on, off or both (on,off)."),
+    seconds: float = typer.Option(5.0, "--seconds", min=1, help="How long each load lasts."),
+    play: str = typer.Option("on,off", "--play", help="Background play (through bot processes) during the load: "
+                                                       "on, off or both (on,off)."),
+    mix: str = typer.Option("light,real-visitor", "--mix", help="What visitors ask for: light (a dozen small "
+                                                                 "pages), real-visitor (replay pages, bot pages and "
+                                                                 "the live API), or both (light,real-visitor)."),
     think_ms: float = typer.Option(0.0, "--think-ms", min=0, help="Pause of a visitor between requests (0: none)."),
-    games: int = typer.Option(200, "--games", min=0, help="Games played before the server starts."),
+    games: int = typer.Option(200, "--games", min=0, help="Games played (each with its replay) before the server "
+                                                          "starts."),
     hog: int = typer.Option(520, "--hog", min=0,
                             help="Also load the fewest visitors while one client holds this many idle and "
                                  "trickling sockets (0: skip)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Requests/s and page latency (p50/p95/p99) of a real `arena serve` on 127.0.0.1, with play on and off,
-    and beside one client holding --hog sockets."""
-    from ..bench.serve import bench_serve
+    """Requests/s, MB/s and page latency (p50/p95/p99) of a real `arena serve` on 127.0.0.1, for the light pages
+    and for what visitors really fetch (replay pages, bot pages, the live API), with the league playing through bot
+    processes and not playing, and beside one client holding --hog sockets.
+
+    A league of four built-in bots plays --games games in-process first (each with its replay), then the same bots
+    as bot processes take their place: the games the server plays meanwhile are bot-process games, followed live."""
+    import os
+
+    from ..bench.serve import MIXES, bench_serve
+    from ..bench.serve_load import KINDS
 
     try:
         counts = tuple(int(c) for c in clients.split(",") if c.strip())
-        modes = tuple({"on": True, "off": False}[m.strip()] for m in play.split(",") if m.strip())
-    except (ValueError, KeyError):
-        raise UsageError("--clients takes numbers (20,100) and --play on, off or on,off") from None
-    results = bench_serve(counts, seconds, modes, think_ms / 1000, games, hog=hog)
+    except ValueError:
+        counts = ()
+    if not counts or min(counts) < 1:
+        raise UsageError(f"--clients {clients!r}: give numbers of visitors, comma-separated, e.g. 20,100")
+    modes = tuple({"on": True, "off": False}.get(m.strip()) for m in play.split(",") if m.strip())
+    if not modes or None in modes:
+        raise UsageError(f"--play {play!r}: give on, off or on,off")
+    mixes = tuple(m.strip() for m in mix.split(",") if m.strip())
+    if not mixes or any(m not in MIXES for m in mixes):
+        raise UsageError(f"--mix {mix!r}: give {', '.join(MIXES)} or both ({','.join(MIXES)})")
+    if "real-visitor" in mixes and not games:
+        raise UsageError("--mix real-visitor fetches the replays of stored games: give --games 1 or more")
+    results = bench_serve(counts, seconds, modes, think_ms / 1000, games, hog=hog, mixes=mixes)
     if as_json:
-        emit_json({"results": results, "cpus": __import__("os").cpu_count()})
+        emit_json({"results": results, "cpus": os.cpu_count()})
         return
-    typer.echo(f"arena serve on 127.0.0.1, {__import__('os').cpu_count()} cores, {seconds:g} s per load, "
-               f"visitors {'without pause' if not think_ms else f'pausing {think_ms:g} ms'}")
-    for r in results:
-        typer.echo(f"  play {'on ' if r['play'] else 'off'} {r['clients']:>4} clients"
-                   f"{' beside the hog' if r.get('hog') else ''}: {r['requests_per_s']:>7.1f} "
-                   f"requests/s  p50 {r['p50_ms']:>7.1f} ms  p95 {r['p95_ms']:>7.1f} ms  p99 {r['p99_ms']:>7.1f} ms"
-                   f"  errors {r['errors']}  games stored meanwhile {r['games_played']}  stop took {r['stop_s']:.1f} s")
-        h = r.get("hog")
-        if h:
-            typer.echo(f"      the hog, one client keeping {h['sockets']} sockets open ({h['trickling']} of them "
-                       f"trickling a request head), held {h['held_median']} at once (median of samples); of its "
-                       f"{h['opened']} connections {h['refused']} were refused at once and {h['shed']} closed after "
-                       f"{h['shed_after_median_s'] if h['shed_after_median_s'] is not None else '-'} s (median)")
+    typer.echo(f"arena serve on 127.0.0.1, {os.cpu_count()} cores, {seconds:g} s per load, visitors "
+               f"{'without pause' if not think_ms else f'pausing {think_ms:g} ms'}, play through bot processes")
+    typer.echo("  mixes: light = a dozen small pages, the same for every visitor; real-visitor = a game and its replay "
+               "page, a bot's pages, the live API and a game in flight followed")
+    typer.echo(f"{'':38}{'requests/s':>11}{'MB/s':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'errors':>8}"
+               f"{'games stored':>14}{'load avg':>10}")
+
+    def condition(r: dict) -> tuple:
+        return r["play"], r["clients"], bool(r.get("hog"))
+
+    for i, r in enumerate(results):
+        after = results[i + 1] if i + 1 < len(results) else None
+        if i == 0 or condition(results[i - 1]) != condition(r):
+            typer.echo(f"  play {'on ' if r['play'] else 'off'} {r['clients']:>4} clients"
+                       f"{' beside the hog' if r.get('hog') else ''}")
+        typer.echo(f"    {r['mix']:<34}{r['requests_per_s']:>11.1f}{r['mb_per_s']:>8.2f}{r['p50_ms']:>9.1f}"
+                   f"{r['p95_ms']:>9.1f}{r['p99_ms']:>9.1f}{r['errors']:>8}{r['games_played']:>14}"
+                   f"{r['load_avg']:>10.1f}")
+        if r["mix"] == "real-visitor":
+            typer.echo("      " + "; ".join(
+                f"{KINDS[k]} {f['requests']} ({f['kb_median']:.1f} KB median, {f['kb_per_answer']:.1f} KB mean, "
+                f"p95 {f['p95_ms']:.1f} ms"
+                + "".join(f", {n} answered {st}" for st, n in sorted(f["statuses"].items()) if st != "200") + ")"
+                for k, f in r["kinds"].items()))
         for example in r["error_examples"]:
             typer.echo(f"      error: {example}")
+        h = r.get("hog")
+        if h and (after is None or condition(after) != condition(r)):
+            typer.echo(f"      the hog, one client keeping {h['sockets']} sockets open ({h['trickling']} of them "
+                       f"trickling a request head) through the loads above, held {h['held_median']} at once (median "
+                       f"of samples); of its {h['opened']} connections {h['refused']} were refused at once and "
+                       f"{h['shed']} closed after "
+                       f"{h['shed_after_median_s'] if h['shed_after_median_s'] is not None else '-'} s (median)")
+        if after is None or after["play"] != r["play"]:
+            typer.echo(f"  play {'on' if r['play'] else 'off'}: the server stopped in {r['stop_s']:.1f} s")
