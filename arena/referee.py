@@ -461,7 +461,7 @@ def _write_replay(game, req: dict, seats: list, match, tc: TimeControl,
     if not replay_path:
         return replay_path, None, None
     meta = {"seats": [s.name for s in seats], "bots": [s.name for s in seats], "ready": [s.ready for s in seats],
-            "move_times": match.move_times,
+            "move_times": match.times(),
             "faults": [s.faults for s in seats], "sandbox": sandbox_record, "time_control": tc.to_json(),
             "fault_policy": req["fault_policy"]}
     text = json.dumps(make_replay(game, req["deal"], meta), indent=1) + "\n"
@@ -659,7 +659,12 @@ class _Match:
             except IllegalAction as exc:
                 self.fault(s, "illegal_action", f"{exc} (reply: {json.dumps(reply)[:300]})")
                 continue
-            self.move_times.append({"wall_ms": round(wall * 1000, 3), "cpu_ms": round(cpu * 1000, 3)})
+            self.move_times.append((wall, cpu))  # made the replay's entries only if a replay is written
+
+    def times(self) -> list:
+        """The replay's ``move_times``: one entry per entry of the game's history."""
+        return [{"wall_ms": round(t[0] * 1000, 3), "cpu_ms": round(t[1] * 1000, 3)} if type(t) is tuple else t
+                for t in self.move_times]
 
     def unreadable(self, s: int, exc: Exception) -> str:
         """The safety net of reading a reply: an error the transport and the protocol did not
