@@ -10,15 +10,14 @@ import os
 import shutil
 import sys
 import tempfile
-from functools import lru_cache
 
-from .shims import ASK, is_script, shim_target
+from .bot_path import sandbox_path  # noqa: F401  (the PATH a bot gets: imported from here by its callers)
+from .installs import SYSTEM_DIRS, _link_chain, _prefix_of, _under
+from .shims import resolve_name
 from .wrappers import INTERPRETER_RE, _base_name, _commands, _is_operator, _walk, script_of
 
 #: programs that run an author's recipe (``make run``), which starts its interpreter by name
 RUNNERS = ("make", "gmake", "just")
-#: where a system's programs live: never shown as the bot's own, never bundled
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
 
 def _shebang(exe: str, path_var: str | None) -> str | None:
@@ -66,15 +65,6 @@ def loose_folders() -> set[str]:
         if home and home != "/":
             out.add(os.path.realpath(home))
     return out
-
-
-def _under(path: str, dirs) -> bool:
-    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
-
-
-def _prefix_of(exe: str) -> str:
-    folder = os.path.dirname(exe)
-    return os.path.dirname(folder) if os.path.basename(folder) in ("bin", "Scripts") else folder
 
 
 def editable_paths(prefix: str) -> list[str]:
@@ -210,7 +200,7 @@ def needed_paths(argv: list[str], env: dict | None = None, program_dir: str | No
                     add(p)
             if _base_name(exe) in RUNNERS:
                 # ``make run``: its recipe starts the interpreter the PATH names, with its packages
-                python = shutil.which("python3", path=sandbox_path(path_var)[0])
+                python = resolve_name("python3", path_var)
                 if python:
                     for seen in _link_chain(os.path.abspath(python)):
                         add_prefix(seen)
@@ -315,66 +305,8 @@ def needed_links(argv: list[str], env: dict | None = None, program_dir: str | No
     return out
 
 
-def _link_chain(path: str) -> list[str]:
-    """``path`` and every path its symbolic links go through to the real file (a link to a
-    venv's ``python``, itself a link to the base installation's): each must be seen."""
-    out = [path]
-    for _ in range(40):
-        try:
-            target = os.readlink(out[-1])
-        except OSError:
-            break
-        nxt = os.path.normpath(os.path.join(os.path.dirname(out[-1]), target))
-        if nxt in out:
-            break
-        out.append(nxt)
-    real = os.path.realpath(path)
-    if real not in out:
-        out.append(real)
-    return out
-
-
 def _is_system(exe: str) -> bool:
     """An executable of the system or of the arena's Python installation."""
     real = os.path.realpath(exe)
     roots = [d + "/" for d in SYSTEM_DIRS] + [os.path.realpath(sys.prefix) + "/", os.path.realpath(sys.base_prefix) + "/"]
     return any(real.startswith(r) or os.path.abspath(exe).startswith(r) for r in roots)
-
-
-def sandbox_path(path_var: str | None, cwd: str | None = None) -> tuple[str, list[str]]:
-    """The ``PATH`` a bot (or a build step) gets, and the folders that makes it need: each
-    folder of interpreters' *shims* (pyenv's, asdf's: scripts standing in for ``python3``,
-    ``node``...) replaced by the folders of the interpreters they run, so that a program the
-    bot starts by name (``python3`` in a build command, a bot's own child) finds a real
-    interpreter the sandbox shows, not a shim under a home folder it hides."""
-    return _sandbox_path(path_var or os.defpath, cwd or os.getcwd())
-
-
-@lru_cache(maxsize=64)
-def _sandbox_path(path_var: str, cwd: str) -> tuple[str, list[str]]:
-    entries: list[str] = []
-    extra: list[str] = []
-    for entry in path_var.split(os.pathsep):
-        if not entry:
-            continue
-        targets = []
-        try:
-            names = [n for n in os.listdir(entry) if _base_name(n) in ASK] if os.path.isdir(entry) else []
-        except OSError:
-            names = []
-        shims = [n for n in sorted(names) if is_script(os.path.join(entry, n))]
-        for name in shims:
-            target = shim_target(os.path.join(entry, name), cwd, path_var)
-            if target is not None:
-                folder = os.path.dirname(target)
-                if folder not in targets:
-                    targets.append(folder)
-                for p in _link_chain(target):
-                    prefix = _prefix_of(p)
-                    if prefix not in extra and not _under(os.path.realpath(prefix), SYSTEM_DIRS):
-                        extra.append(prefix)
-        if shims and targets:
-            entries += [t for t in targets if t not in entries]
-        elif entry not in entries:
-            entries.append(entry)
-    return os.pathsep.join(entries), extra
