@@ -11,10 +11,17 @@ hook registers the bot's process command and, for in-process play, its policy cl
 :func:`register_policy` is that hook's body for a policy run by ``python -m bots.run``.
 The host finds policies through its plugin manager (:func:`arena.plugins.policy`); this
 module imports no bot.
+
+Loading the plugins imports every module an entry point names, in every command, worker
+and bot process, so a bot whose code is costly to import (numpy, a search package)
+registers where its policy class lives (``"bots.learned.policy:LearnedPolicy"``): its
+module is imported when the bot first plays (:class:`PolicyFactory`), not when it is
+listed.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 import sys
 from abc import ABC, abstractmethod
@@ -47,6 +54,37 @@ def process_command(name: str) -> list[str]:
     return [sys.executable, "-m", "bots.run", name]
 
 
-def register_policy(register, cls: type[Policy], doc: str | None) -> None:
-    """Register ``cls`` as the bot ``cls.name``: its process command, description and policy."""
-    register(name=cls.name, command=process_command(cls.name), description=summary(doc), policy=cls)
+class PolicyFactory:
+    """Makes the policy class named by ``where`` (``"module:Class"``), importing its module
+    at the first call: a registration that imports nothing of the bot."""
+
+    def __init__(self, where: str):
+        module, _, attr = where.partition(":")
+        if not module or not attr:
+            raise ValueError(f"a policy's place is 'module:Class', got {where!r}")
+        self.module, self.attr = module, attr
+
+    def load(self) -> type:
+        """The policy class (its module imported now, if it was not yet)."""
+        return getattr(importlib.import_module(self.module), self.attr)
+
+    def __call__(self, *args, **kwargs):
+        return self.load()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"PolicyFactory({self.module}:{self.attr})"
+
+
+def register_policy(register, policy: type[Policy] | str, doc: str | None, name: str | None = None) -> None:
+    """Register a policy as a bot: its process command, description and policy.
+
+    ``policy`` is a :class:`Policy` class (the bot ``cls.name``), or where one lives,
+    ``"module:Class"``, with the bot's ``name``: that module is imported when the bot first
+    plays (:class:`PolicyFactory`)."""
+    if isinstance(policy, str):
+        if not name:
+            raise ValueError(f"register_policy({policy!r}): a policy given by its place needs the bot's name")
+        policy = PolicyFactory(policy)
+    else:
+        name = name or policy.name
+    register(name=name, command=process_command(name), description=summary(doc), policy=policy)

@@ -10,7 +10,7 @@ import pytest
 from engine import Game, RuleSpec
 from engine.actions import FINISH, OVER
 
-import bots.planner as planner_mod
+import bots.planner.policy as planner_mod  # where PlannerPolicy finds next_turn_value
 import bots.planner.search as search_mod
 from bots.planner import PlannerPolicy, solver_for
 from bots.planner.evaluate import Context, Weights

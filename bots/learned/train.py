@@ -40,7 +40,7 @@ import numpy as np
 from engine import Game, RuleSpec, compile_rules
 from engine.actions import FINISH
 
-from . import LearnedPolicy, candidate_features
+from .policy import LearnedPolicy, candidate_features
 from .features import NAMES
 from .model import Model
 
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # before the work, not after it
 
     from bots.greedy import GreedyPolicy
-    from bots.planner.fast import PlannerFastPolicy
+    from bots.planner.fast_policy import PlannerFastPolicy
 
     rules = compile_rules(RuleSpec.make([v for v in args.rules.split(",") if v], {}), 2)
     expert, greedy = PlannerFastPolicy(), GreedyPolicy()

@@ -19,28 +19,21 @@ from __future__ import annotations
 from arena.hookspecs import hookimpl
 
 from ..policy import register_policy
-from . import PlannerPolicy, Weights
 
-#: positions per decision, widest beam and depth of ``planner-fast``
-FAST_NODES = 40
-FAST_WIDTH = 1
-FAST_DEPTH = 1
-#: its evaluation constants that differ from :class:`Weights`' defaults
-FAST_WEIGHTS = {"tempo": 2.5, "tempo_seats": 1.25, "usable": 0.5, "stall_tempo": 8.0}
+#: what :mod:`.fast_policy` defines, found here as before (importing the planner's search then)
+_POLICY_NAMES = ("PlannerFastPolicy", "FAST_NODES", "FAST_WIDTH", "FAST_DEPTH", "FAST_WEIGHTS")
 
 
-class PlannerFastPolicy(PlannerPolicy):
-    """The planner with a deterministic budget of :data:`FAST_NODES` positions per decision."""
+def __getattr__(name: str):
+    """``PlannerFastPolicy`` and its constants, their module imported now."""
+    if name in _POLICY_NAMES:
+        from . import fast_policy
 
-    name = "planner-fast"
-
-    def __init__(self, nodes: int = FAST_NODES, weights: Weights | None = None, max_width: int = FAST_WIDTH,
-                 max_depth: int = FAST_DEPTH):
-        super().__init__(weights=weights or Weights(**FAST_WEIGHTS), nodes=nodes, max_width=max_width,
-                         max_depth=max_depth)
+        return getattr(fast_policy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @hookimpl
 def arena_register_bots(register) -> None:
-    """Register ``planner-fast``."""
-    register_policy(register, PlannerFastPolicy, __doc__)
+    """Register ``planner-fast`` (its search is imported when it plays)."""
+    register_policy(register, "bots.planner.fast_policy:PlannerFastPolicy", __doc__, name="planner-fast")
