@@ -3,6 +3,12 @@
 The card files live in ``engine/cards/``: ``base.yaml`` (the published game's 9 shapes
 and 52 puzzles) and ``ghost.yaml`` (the Ghost Piece expansion, stand-in data). A malformed
 file raises :class:`~engine.errors.CardDataError` naming the file, the card and the field.
+
+Each packaged file has a JSON twin (``base.json``) holding the same data and the SHA-256 of
+the YAML text it was made from: every process that plays (a bot process, a worker) reads
+the twin, which takes a millisecond where importing PyYAML and reading the YAML took
+twenty. A twin whose hash is not the YAML's is ignored (the YAML is the source; after
+editing it, ``python tools/card_twins.py`` writes the twins again, and a test fails until then).
 """
 
 from __future__ import annotations
@@ -11,8 +17,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
-
-import yaml
 
 from .errors import CardDataError
 
@@ -60,11 +64,6 @@ class CardSet:
     puzzles: tuple[Puzzle, ...]
     reserve_per_shape: int
     source: str = ""
-
-
-#: libyaml's safe loader when PyYAML has it: reading the card files is most of a bot
-#: process's start-up with the pure-Python loader (175 ms against 20 ms); same result
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _grid_cells(rows, where: str) -> list[tuple[int, int]]:
@@ -178,17 +177,58 @@ def _connected(cells) -> bool:
 
 
 def load_card_file(path: str | Path) -> CardSet:
-    """Load and validate one card file."""
+    """Load and validate one card file (through its JSON twin when that is current)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise CardDataError(f"{path}: cannot read the card file ({exc.strerror})") from None
+    data = _twin_data(path, raw)
+    if data is None:
+        data = _yaml_data(path, raw)
+    return parse_card_set(data, path.name)
+
+
+def _yaml_data(path: Path, raw: bytes):
+    """The YAML's data, read with libyaml's safe loader when PyYAML has it (the pure-Python
+    loader takes 175 ms for the base cards against 20 ms; the same result)."""
+    import yaml  # only where a twin is missing or stale: the import alone takes 15 ms
+
     try:
-        data = yaml.load(text, Loader=_LOADER)
+        return yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except UnicodeDecodeError as exc:
+        raise CardDataError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except yaml.YAMLError as exc:
         raise CardDataError(f"{path}: not valid YAML ({exc})") from None
-    return parse_card_set(data, path.name)
+
+
+def _twin_data(path: Path, raw: bytes):
+    """The data of ``path``'s JSON twin, if it was made from exactly these bytes; else None."""
+    import hashlib
+    import json
+
+    try:
+        twin = json.loads(path.with_suffix(".json").read_bytes())
+    except (OSError, ValueError):
+        return None
+    if type(twin) is not dict or twin.get("source_sha256") != hashlib.sha256(raw).hexdigest():
+        return None
+    return twin.get("data")
+
+
+def write_json_twin(path: str | Path) -> Path:
+    """Write the JSON twin of the card file ``path`` (its data and the YAML's SHA-256)."""
+    import hashlib
+    import json
+
+    path = Path(path)
+    raw = path.read_bytes()
+    data = _yaml_data(path, raw)
+    parse_card_set(data, path.name)  # a twin is only written for a valid file
+    twin = path.with_suffix(".json")
+    twin.write_text(json.dumps({"source": path.name, "source_sha256": hashlib.sha256(raw).hexdigest(),
+                                "data": data}, indent=1) + "\n", encoding="utf-8")
+    return twin
 
 
 @lru_cache(maxsize=None)
@@ -199,3 +239,8 @@ def card_set(name: str) -> CardSet:
         known = ", ".join(sorted(p.stem for p in CARD_DIR.glob("*.yaml")))
         raise CardDataError(f"no card set named {name!r} (known: {known})")
     return load_card_file(path)
+
+
+def write_json_twins() -> list[Path]:
+    """Write the JSON twin of every packaged card file (``python tools/card_twins.py``)."""
+    return [write_json_twin(path) for path in sorted(CARD_DIR.glob("*.yaml"))]
