@@ -61,21 +61,89 @@ from .spaces import IllegalIndex
 
 
 class MaskedDiscrete(spaces.Discrete):
-    """Gymnasium's ``Discrete`` with a fast ``sample(mask)``: the legal indices found
-    with one ``flatnonzero`` and one drawn with ``np_random.integers``, the draw
-    ``Discrete.sample`` makes (the same seed gives the same samples). Gymnasium's own
-    checks of the mask and its ``choice`` took a third of a random-play step; any mask
-    other than an int8 array of 0s and 1s of the right shape goes to ``Discrete.sample``."""
+    """Gymnasium's ``Discrete`` with a fast ``sample(mask)`` that draws what
+    ``Discrete.sample`` draws: the same index from the same seed (a test compares them).
+
+    ``Discrete.sample`` takes the legal indices and calls ``np_random.choice`` on them,
+    which is ``integers(0, k)``: one 32-bit word of the bit generator scaled by Lemire's
+    method (a word is rejected only when it would bias the result; for k = 1 nothing is
+    drawn). Here the legal indices come from one ``nonzero`` on a boolean view of the mask,
+    the word from the bit generator's own ``next_uint32`` (through its ctypes interface,
+    under its lock, as ``integers`` draws it) and the scaling is done in Python: a
+    random-play step spent more in ``integers``' argument handling and in checking the
+    mask than in the engine's listing of the actions. Any mask other than an int8 array
+    of 0s and 1s of the right shape goes to ``Discrete.sample``, which checks it."""
+
+    def __init__(self, n, seed=None, start=0):
+        super().__init__(n, seed=seed, start=start)
+        self._mask_shape = (int(self.n),)
+        self._draw = None  # word_source(np_random), made on first use
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_draw"] = None  # ctypes functions do not pickle; made again on first use
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._mask_shape = (int(self.n),)  # absent from spaces pickled by earlier versions
+        self._draw = None
 
     def sample(self, mask=None, probability=None):
-        if probability is None and type(mask) is np.ndarray and mask.dtype == np.int8 and mask.shape == (self.n,):
-            flags = mask.view(np.uint8)  # a negative value reads as 128 or more
-            if flags.max(initial=0) <= 1:
-                legal = flags.view(np.bool_).nonzero()[0]  # on booleans: ten times np.flatnonzero's speed
-                if legal.size == 0:
+        if probability is None and type(mask) is np.ndarray and mask.dtype is _INT8 and mask.shape == self._mask_shape:
+            legal = mask.view(_BOOL).nonzero()[0]  # every nonzero byte: on booleans, ten times flatnonzero's speed
+            k = legal.size
+            if mask[legal].tobytes() == b"\x01" * k:  # and each of them is 1 (a negative or a 2 is refused below)
+                if k == 0:
                     return self.start
-                return self.start + self.dtype.type(legal[self.np_random.integers(0, legal.size)])
+                if k == 1:
+                    return self.start + legal[0]  # integers(0, 1) draws nothing
+                draw = self._draw
+                if draw is None or draw[0] is not self._np_random:
+                    draw = self._draw = word_source(self.np_random)
+                return self.start + legal[draw_below(draw, k)]
         return super().sample(mask, probability)
+
+
+_INT8, _BOOL = np.dtype(np.int8), np.dtype(np.bool_)
+
+
+def word_source(rng: np.random.Generator) -> tuple:
+    """``(rng, next_uint32, state, lock)`` for :func:`draw_below`: the bit generator's own
+    32-bit draw (through its ctypes interface, called without releasing the GIL), or
+    ``(rng, None, None, None)`` when it has none."""
+    global _WORD
+    import ctypes
+    bits = rng.bit_generator
+    try:
+        iface = bits.ctypes
+        if _WORD is None:  # a new prototype is a new class: made once
+            _WORD = ctypes.PYFUNCTYPE(ctypes.c_uint32, ctypes.c_void_p)
+        word = ctypes.cast(iface.next_uint32, _WORD)
+    except Exception:  # noqa: BLE001 - any failure: integers() draws the same, only slower
+        return rng, None, None, None
+    return rng, word, iface.state, bits.lock
+
+
+_WORD = None  # the ctypes prototype of next_uint32, held the GIL
+
+
+def draw_below(source: tuple, k: int) -> int:
+    """What ``rng.integers(0, k)`` returns for ``k`` >= 2, and the same words drawn from
+    the generator of ``source`` (:func:`word_source`): a 32-bit word times ``k``, its high
+    half the result, a word rejected when its low half falls below ``2**32 % k`` (Lemire's
+    method, as numpy's bounded draw makes it, under the bit generator's lock)."""
+    rng, word, state, lock = source
+    if word is None or k > 0xFFFFFFFF:
+        return int(rng.integers(0, k))
+    with lock:
+        m = word(state) * k
+    if m & 0xFFFFFFFF < k:  # rarely (k in 2**32): then maybe rejected
+        threshold = (0x100000000 - k) % k
+        while m & 0xFFFFFFFF < threshold:
+            with lock:
+                m = word(state) * k
+    return m >> 32
 
 
 def observation_space(table: Table) -> spaces.Dict:
