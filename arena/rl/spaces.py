@@ -119,9 +119,14 @@ class ActionIndex:
                     pass
         self.simple: dict = {a: i for i, a in enumerate(self.actions) if a is not None}
         self._ghost_index = {(gs, take): self.GHOST + k for k, (gs, take) in enumerate(self.ghosts)}
-        #: (card, filled cells, shapes held) -> the mask bytes of that puzzle's placements
-        #: (P bytes, or b"" when none fits); see :meth:`placement_run`
+        #: shapes held (one byte per shape) -> {card << CELL_BITS | filled cells: the mask
+        #: bytes of that puzzle's placements (P bytes, or b"" when none fits)}; see
+        #: :meth:`placement_run` (one int key per puzzle: no tuple to build and hash)
+        self.CELL_BITS = max(max(rules.recess, default=1).bit_length(), 1)
         self.placement_runs = _Runs(self)
+        #: the ids of a list of single actions -> (the actions, their mask bytes); see
+        #: :meth:`simple_flags`
+        self._lists: dict[tuple, tuple] = {}
         self._card_fits: dict[int, list] = {}
         #: whether masks may number the placements themselves: the rules list their
         #: actions with the base enumeration (which can leave the placements out), no
@@ -214,10 +219,11 @@ class ActionIndex:
 
     def flags(self, game, actions) -> bytearray:
         """The mask of the engine's single ``actions`` for the player to move, as one
-        byte per index (the hot path of every step: the common action types are numbered
-        from their fields, the others looked up)."""
+        byte per index (the common action types are numbered from their fields, the
+        others looked up). ``game`` may be None when no action is a placement."""
         P = self.placements
-        base = {pz.card: self.PLACE + k * P for k, pz in enumerate(game.players[game.seat].unfinished)}
+        base = ({pz.card: self.PLACE + k * P for k, pz in enumerate(game.players[game.seat].unfinished)}
+                if game is not None else {})
         UP, S, TP, R = self.UPGRADE, self.shapes, self.TAKE, self.row_size
         simple = self.simple
         out = bytearray(self.size)
@@ -242,6 +248,22 @@ class ActionIndex:
         except KeyError:
             raise IllegalIndex("R14", f"the action space of rules {self.rules.spec.label()} has no index for "
                                       f"{type(a).__name__}") from None
+        return out
+
+    def simple_flags(self, actions) -> bytearray:
+        """:meth:`flags` of a list with no placement (the listing of
+        ``legal_actions(game, False)``), looked up by the identity of its actions: the
+        rules list the same action objects (the takes, the upgrades of a supply, pass) again
+        and again, and an entry holds its actions, so that while it is there no other
+        object can have their ids. A list of new objects is numbered as :meth:`flags` does."""
+        key = tuple(map(id, actions))
+        known = self._lists.get(key)
+        if known is not None:
+            return bytearray(known[1])
+        out = self.flags(None, actions)
+        if len(self._lists) > 50_000:
+            self._lists.clear()
+        self._lists[key] = (tuple(actions), bytes(out))
         return out
 
     def place_of(self, index: int, game) -> Place | None:
@@ -290,6 +312,7 @@ class ActionIndex:
         """Empty the caches (for benchmarks; they only speed things up)."""
         self.placement_runs.clear()
         self._card_fits.clear()
+        self._lists.clear()
 
     def placement_run(self, card: int, filled: int, owned: bytes) -> bytes:
         """The ``P`` mask bytes of the placements on ``card`` with ``filled`` cells of the
@@ -312,17 +335,31 @@ class ActionIndex:
 
 
 class _Runs(dict):
-    """(card, filled cells, shapes held) -> :meth:`ActionIndex.placement_run`, made on
-    first use (bounded: emptied when it grows past 200,000 entries)."""
+    """Shapes held -> :class:`_RunsOf` those shapes, made on first use."""
 
     def __init__(self, space: ActionIndex):
         super().__init__()
         self.space = space
 
-    def __missing__(self, key):
+    def __missing__(self, owned: bytes) -> "_RunsOf":
+        runs = self[owned] = _RunsOf(self.space, owned)
+        return runs
+
+
+class _RunsOf(dict):
+    """``card << CELL_BITS | filled cells`` -> :meth:`ActionIndex.placement_run` with the
+    shapes ``owned``, made on first use (bounded: emptied when it grows past 200,000
+    entries)."""
+
+    def __init__(self, space: ActionIndex, owned: bytes):
+        super().__init__()
+        self.space, self.owned = space, owned
+
+    def __missing__(self, key: int) -> bytes:
         if len(self) > 200_000:
             self.clear()
-        run = self[key] = self.space.placement_run(*key)
+        bits = self.space.CELL_BITS
+        run = self[key] = self.space.placement_run(key >> bits, key & ((1 << bits) - 1), self.owned)
         return run
 
 
@@ -409,7 +446,7 @@ class Chooser:
                 return flags, False
             # The engine lists everything but the placements; each puzzle's placements
             # come as one prepared run of bytes, per (card, filled cells, shapes held).
-            flags = space.flags(game, legal_actions(game, False))
+            flags = space.simple_flags(legal_actions(game, False))
             p = game.players[game.seat]
             if (p.unfinished and self._mark_placements(flags, bytes(p.supply).translate(_ANY))
                     and space.master_possible and not game.master_used):
@@ -441,14 +478,22 @@ class Chooser:
         mover's unfinished puzzles, less the cells and puzzles the sequence under way has
         used; True if there is any."""
         space = self.space
-        runs, P = space.placement_runs, space.placements
+        runs, P, bits = space.placement_runs[owned], space.placements, space.CELL_BITS
         pending, used = self.pending_cells, self.positions
         at = space.PLACE
         found = False
+        if not pending and not used:  # no sequence under way (or none placed yet)
+            for pz in self.game.players[self.game.seat].unfinished:
+                run = runs[pz.card << bits | pz.filled]
+                if run:  # b"" when nothing fits
+                    flags[at:at + P] = run
+                    found = True
+                at += P
+            return found
         for k, pz in enumerate(self.game.players[self.game.seat].unfinished):
             if k not in used:
-                run = runs[pz.card, pz.filled | pending.get(k, 0), owned]
-                if run:  # b"" when nothing fits
+                run = runs[pz.card << bits | pz.filled | pending.get(k, 0)]
+                if run:
                     flags[at:at + P] = run
                     found = True
             at += P
@@ -486,7 +531,8 @@ class Chooser:
 
         Raises :class:`IllegalIndex` (with a sentence) if the mask does not allow it.
         """
-        index = int(index)
+        if type(index) is not int:
+            index = int(index)
         flags = self._mask if self._mask is not None else self._state()
         if not (0 <= index < len(flags) and flags[index] == 1):
             try:
