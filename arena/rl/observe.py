@@ -125,6 +125,8 @@ class Observer:
         self.pad = [[0] * (U - k) for k in range(U + 1)]
         self.holes = [[-1] * (U - k) for k in range(U + 1)]
         self.o_cards, self.o_covered, self.o_pending = self.off["cards"], self.off["covered"], self.off["pending"]
+        #: the rows are the only inputs of their blocks (no solo grid or counts): compared in line
+        self.plain_rows = not self.solo
 
     def clear_caches(self) -> None:
         """Empty the cells cache (for benchmarks; it only speeds things up)."""
@@ -158,28 +160,35 @@ class Observer:
         phase = game.phase
         me_to_move = game.seat == seat and phase != OVER
         mode = chooser.mode if (chooser is not None and me_to_move) else NONE
-        self._delta_header(game, last, phase, mode, me_to_move)
-        self._delta_decision(game, chooser, last, mode, me_to_move)
-        self._delta_rows(game, last)
-        self._delta_seats(game, seat, last, view, phase)
-        self._delta_pending(chooser, last, mode)
-        return last.out.copy()
-
-    def _delta_header(self, game, last: "_Last", phase: int, mode: int, me_to_move: bool) -> None:
-        """The phase and the chooser's mode, the turn's counts, the decks and the reserve."""
+        # The blocks of a usual step are checked here, in line; the others are called only
+        # when they have something to write (a method call costs as much as a check).
         hd = last.values
-        if (phase, mode) != last.phase:
-            hd[:9] = _ZEROS9
-            if phase != OVER:
-                hd[phase] = 1.0
-            hd[4 + mode] = 1.0
-            last.phase = (phase, mode)
+        if phase * 8 + mode != last.phase:
+            self._delta_phase(last, phase, mode)
         _PACK8(hd, 36, game.actions_left, game.master_used, game.end_triggered, game.round, game.final_round or 0,
                me_to_move, len(game.decks[0]), len(game.decks[1]))
         reserve = game.reserve
         if reserve != last.reserve:
             self.pack_shapes(hd, 68, *reserve)
             last.reserve = reserve[:]
+        if mode != NONE or last.extra or (me_to_move and game.decision is not None):
+            self._delta_decision(game, chooser, last, mode, me_to_move)
+        if not self.plain_rows or game.rows[0] + game.rows[1] != last.ids:
+            self._delta_rows(game, last)
+        self._delta_seats(game, seat, last, view, phase)
+        if last.pending or (mode != NONE and (chooser.pending_cells or chooser.positions)):
+            self._delta_pending(chooser, last, mode)
+        return last.out.copy()
+
+    @staticmethod
+    def _delta_phase(last: "_Last", phase: int, mode: int) -> None:
+        """The phase and the chooser's mode (one-hots)."""
+        hd = last.values
+        hd[:9] = _ZEROS9
+        if phase != OVER:
+            hd[phase] = 1.0
+        hd[4 + mode] = 1.0
+        last.phase = phase * 8 + mode
 
     def _delta_decision(self, game, chooser, last: "_Last", mode: int, me_to_move: bool) -> None:
         """The decision in hand: the chooser's pending supply, the options and steps left."""
