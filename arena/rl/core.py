@@ -32,6 +32,9 @@ SHAPINGS = (None, "score", "progress", "margin")
 OBSERVATIONS = ("native", "universal")
 
 
+_INT64 = np.int64
+
+
 class NotAnIndex(TypeError):
     """An action that is not an integer index (a float, a string, a bool, an array)."""
 
@@ -141,11 +144,11 @@ class Table:
         :class:`NotAnIndex` for a float or anything else not an integer and
         :class:`EpisodeOver` once the game is over."""
         game = self.game
-        if game is None or game.is_over:
+        if game is None or game.phase == OVER:
             raise EpisodeOver("the episode is over: call reset() before stepping again" if game is not None
                               else "no episode yet: call reset() first")
         if type(index) is not int:
-            index = check_index(index)
+            index = int(index) if type(index) is _INT64 else check_index(index)  # np.int64: what samplers give
         if self.universal is not None:
             index = self.universal.native_index(index)
         move = self.chooser.play(index)
