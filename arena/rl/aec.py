@@ -53,6 +53,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from engine.actions import OVER
 
@@ -348,6 +350,40 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise EpisodeOver("the episode is over: call reset() before stepping again")
         self._has_updated = True
         self.env.step(action)
+
+    # PettingZoo's wrapper answers ``last()`` and each turn of ``agent_iter()`` through its
+    # ``__getattr__``, one hop per field (the agent, its reward, its flags, its info): a
+    # third of a random-play step. These two read the environment's fields directly, after
+    # the same checks.
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderedAgents(self, max_iter)
+
+
+class _OrderedAgents(AECOrderEnforcingIterable):
+    def __iter__(self):
+        return _OrderedAgentIterator(self.env, self.max_iter)
+
+
+class _OrderedAgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing iterator (a step between two turns, or it asserts),
+    reading the agents of the wrapped environment without the wrapper's ``__getattr__``."""
+
+    def __next__(self):
+        wrapper = self.env
+        inner = wrapper.env
+        if not inner.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return inner.agent_selection
 
 
 def env(**kwargs):
