@@ -65,3 +65,30 @@ def test_bench_tournament_with_bots_reports_the_share_of_in_process_speed():
     for n in (1, 2):
         assert result[f"bots_vs_inprocess_{n}"] == result[f"games_per_s_{n}"] / result[f"inprocess_games_per_s_{n}"]
         assert result[f"inprocess_games_per_s_{n}"] > 0
+
+
+def test_bench_tournament_takes_any_list_of_worker_counts_and_splits_a_bot_process_games_cpu():
+    result = CliRunner().invoke(app, ["bench", "tournament", "--play", "bots", "--groups", "1", "--repeat", "1",
+                                      "--concurrency", "1,3", "--sandbox", "basic", "--no-cgroups", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["concurrency"] == [1, 3] and [s["workers"] for s in figures["steps"]] == [1, 3]
+    assert figures["sandbox"] == "basic" and figures["cgroups"] is False
+    for n in (1, 3):
+        step = figures["steps"][[1, 3].index(n)]
+        assert step["games"] == 6 and step["games_per_s"] == figures[f"games_per_s_{n}"] > 0
+        assert 0 < step["transport_ms"] < step["referee_ms"]  # the pipes are part of the referee's CPU
+        assert step["bots_ms"] > 0 and step["startup_ms"] > 0 and step["store_ms_per_game"] > 0
+        assert step["referee_share"] == step["referee_ms"] / (step["referee_ms"] + step["bots_ms"])
+        assert step["cpu_ms_per_game"] > step["referee_ms"] + step["bots_ms"]  # and the start-up, the store
+    assert figures["speedup"] == figures["games_per_s_3"] / figures["games_per_s_1"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--concurrency", "0,2"], "--concurrency '0,2': give worker counts from 1 to 256"),
+    (["--concurrency", "two"], "--concurrency 'two'"),
+    (["--sandbox", "iron"], "--sandbox 'iron': give one of none, basic, strict, auto"),
+])
+def test_bench_tournament_refuses_bad_options_in_a_sentence(args, said):
+    result = CliRunner().invoke(app, ["bench", "tournament", *args])
+    assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output

@@ -22,14 +22,16 @@ A second view needs no timing inside the run: the same games played by *bare* pr
 machine's ceiling at that concurrency, and the runner's games/s are set against it.
 
 With bot processes the bare processes also give the CPU split of a game, which does not
-depend on the core count: the *referee* (everything the worker process does: observations,
-their JSON, the engine's checks, the pipes, the sandbox's polling threads), of it the
-*transport* (the CPU spent writing requests and reading replies: the pipe's system calls
-and the line buffering), the *bots* (their CPU during the games, as the referee charges
-it), the bots' *start-up* (starting each pooled process and what it does between games),
-and the runner's *store* (the coordinator's CPU per game: results into SQLite, the
-schedule, the bookkeeping). The referee's share is ``referee / (referee + bots)``: of what
-one game costs once its processes run. The CPU per game of the whole run (coordinator,
+depend on the core count: the *referee* (everything the worker process does in a game whose
+seats all had a live process: observations, their JSON, the engine's checks, the pipes, the
+sandbox's polling threads), of it the *transport* (the CPU spent writing requests and
+reading replies: the pipe's system calls and the line buffering), the *bots* (their CPU
+during the games, as the referee charges it), the *start-up* (per game of the run: starting
+and closing the pooled processes, the referee's part -- the sandbox, the fork, the kill --
+and the bots' own -- the interpreter, the imports), and the runner's *store* (the
+coordinator's CPU per game: results into SQLite, the schedule, the bookkeeping). The
+referee's share is ``referee / (referee + bots)``: of what one game costs once its
+processes run. The CPU per game of the whole run (coordinator,
 workers, bots) is given at each concurrency too: flat as workers grow beyond the cores
 means nothing serializes (the coordinator's one thread, the one SQLite writer).
 
@@ -196,7 +198,7 @@ def _bare_worker(play: str, requests: list, counter, start, out) -> None:
     start.wait()
     t0 = time.perf_counter()
     own0, kids0 = _own_cpu(), _kids_cpu()
-    played, bots_in_games = 0, 0.0
+    played, bots_in_games, steady, steady_games = 0, 0.0, 0.0, 0
     try:
         while True:
             with counter.get_lock():
@@ -204,16 +206,22 @@ def _bare_worker(play: str, requests: list, counter, start, out) -> None:
                 counter.value += 1
             if i >= len(requests):
                 break
+            started = pool.stats["started"] if pool is not None else 0
+            cpu = _own_cpu()
             reply = execute({"request": requests[i], "play": play}, pool)
             if play == "bots":
                 bots_in_games += sum(s.get("cpu_ms") or 0.0 for s in reply["outcome"]["seats"]) / 1000
+                if pool.stats["started"] == started:  # every seat played a live process: a steady game
+                    steady += _own_cpu() - cpu
+                    steady_games += 1
             played += 1
     finally:
         if pool is not None:
             pool.close()
     wall = time.perf_counter() - t0
     out.send({"wall_s": wall, "played": played, "referee_s": _own_cpu() - own0, "transport_s": transport[0],
-              "bots_s": bots_in_games, "bots_all_s": _kids_cpu() - kids0})
+              "bots_s": bots_in_games, "bots_all_s": _kids_cpu() - kids0, "steady_s": steady,
+              "steady_games": steady_games})
     out.close()
 
 
@@ -253,9 +261,14 @@ def _bare_run(concurrency: int, requests: list, play: str) -> dict:
            "games_per_s": len(requests) / wall}
     if play == "bots":
         ms = {k: 1000 * sum(d[k] for d in done) / games for k in ("referee_s", "transport_s", "bots_s", "bots_all_s")}
-        out.update(referee_ms=ms["referee_s"], transport_ms=ms["transport_s"], bots_ms=ms["bots_s"],
-                   bots_startup_ms=max(0.0, ms["bots_all_s"] - ms["bots_s"]),
-                   referee_share=ms["referee_s"] / (ms["referee_s"] + ms["bots_s"]) if ms["referee_s"] else 0.0)
+        steady_games = sum(d["steady_games"] for d in done)
+        # a game in which no process was started: what the referee costs once its bots run
+        referee = 1000 * sum(d["steady_s"] for d in done) / steady_games if steady_games else ms["referee_s"]
+        out.update(referee_ms=referee, transport_ms=ms["transport_s"], bots_ms=ms["bots_s"],
+                   # starting and closing the pooled processes: the referee's part (the sandbox,
+                   # the fork, the kill) and the bots' own (the interpreter, the imports)
+                   startup_ms=max(0.0, ms["referee_s"] - referee) + max(0.0, ms["bots_all_s"] - ms["bots_s"]),
+                   referee_share=referee / (referee + ms["bots_s"]) if referee else 0.0)
     return out
 
 
@@ -335,7 +348,7 @@ def _step(n: int, rounds: int, play: str, repeat: int, dask: bool, sandbox: str)
             "store_ms_per_game": statistics.median(r["store_ms_per_game"] for r in runs[play]),
             "bare_games_per_s": fastest_bare["games_per_s"], "kept_of_bare": top["games_per_s"] / fastest_bare["games_per_s"]}
     if play == "bots":
-        for key in ("referee_ms", "transport_ms", "bots_ms", "bots_startup_ms", "referee_share"):
+        for key in ("referee_ms", "transport_ms", "bots_ms", "startup_ms", "referee_share"):
             step[key] = statistics.median(b[key] for b in bare)
         step["inprocess_games_per_s"] = best["inprocess"]["games_per_s"]
         step["bots_vs_inprocess"] = top["games_per_s"] / best["inprocess"]["games_per_s"]
@@ -354,7 +367,7 @@ def _step(n: int, rounds: int, play: str, repeat: int, dask: bool, sandbox: str)
 
 #: the step's figures also given at the top level as ``<name>_<workers>`` (``games_per_s_2``)
 FLAT = ("games_per_s", "wall_s", "overhead", "cpu_overhead", "cpu_ms_per_game", "store_ms_per_game",
-        "bare_games_per_s", "kept_of_bare", "referee_ms", "transport_ms", "bots_ms", "bots_startup_ms",
+        "bare_games_per_s", "kept_of_bare", "referee_ms", "transport_ms", "bots_ms", "startup_ms",
         "referee_share", "inprocess_games_per_s", "bots_vs_inprocess", "dask_games_per_s", "dask_wall_s",
         "dask_vs_local", "dask_cpu_ms_per_game")
 

@@ -120,11 +120,13 @@ def _print_tournament(result: dict) -> None:
         typer.echo(row)
     if bots:
         typer.echo("  CPU of a game, ms (bare processes, the median of the runs; store: the runner's coordinator):")
-        typer.echo(f"  {'workers':>7} {'referee':>8} {'transport':>9} {'bots':>6} {'bot start-up':>12} {'store':>6} "
+        typer.echo(f"  {'workers':>7} {'referee':>8} {'transport':>9} {'bots':>6} {'start-up':>8} {'store':>6} "
                    f"{'referee share':>13}")
         for s in steps:
             typer.echo(f"  {s['workers']:>7} {s['referee_ms']:>8.2f} {s['transport_ms']:>9.2f} {s['bots_ms']:>6.2f} "
-                       f"{s['bots_startup_ms']:>12.2f} {s['store_ms_per_game']:>6.2f} {s['referee_share']:>13.1%}")
+                       f"{s['startup_ms']:>8.2f} {s['store_ms_per_game']:>6.2f} {s['referee_share']:>13.1%}")
+        typer.echo("  (referee: a game whose bots were running, the transport part of it; start-up: starting and "
+                   "closing the pooled processes, per game of the run)")
     else:
         for s in steps:
             if s["cpu_overhead"] is not None:
