@@ -15,39 +15,46 @@ SCRIPT = textwrap.dedent('''
     from pathlib import Path
     from arena.bench.tournament import bench_config
     from arena.execution import local
+    from arena.process import sandbox
     from arena.tournament.requests import build_request
     from arena.tournament.schedule import schedule
 
+    coordinator = os.getpid()
+    probes = sys.argv[1]
+    real = sandbox._child_survives
+
+    def counted(preexec):  # the machine's probes (namespaces, run once per process)
+        with open(probes, "a") as f:
+            f.write(f"{os.getpid()}\\n")
+        return real(preexec)
+
+    sandbox._child_survives = counted
     if os.environ.get("WARM") != "1":
         local.warm = lambda payload: None
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = bench_config(Path(tmp), 1, 2, "bots", "basic")
+        cfg = bench_config(Path(tmp), 2, 1, "bots", "basic")
         tasks = list(schedule(cfg))
         requests = {t.key: build_request(cfg, t, Path(tmp)) for t in tasks}
-        for r in requests.values():  # one bot on every seat: the first game starts both processes
-            for s in r["seats"]:
-                s["name"] = "greedy"
-        replies = [reply for _, reply in local.LocalExecutor(1).run(
+        replies = [reply for _, reply in local.LocalExecutor(2).run(
             iter(tasks), lambda t: {"request": requests[t.key], "play": "bots"}, lambda: False,
             lambda lost, why: None)]
-    print(json.dumps([r["cpu_s"] for r in replies]))
+    pids = [int(x) for x in open(probes).read().split()] if os.path.exists(probes) else []
+    print(json.dumps({"games": len(replies), "in_coordinator": pids.count(coordinator),
+                      "in_workers": len(pids) - pids.count(coordinator),
+                      "cpu": [r["cpu_s"] for r in replies]}))
 ''')
 
 
-def first_and_later(warm: bool) -> tuple[float, float]:
-    """A fresh coordinator's one worker: the CPU of its first game and the median of its others."""
-    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300,
+def run(warm: bool, tmp_path) -> dict:
+    probes = tmp_path / f"probes-{warm}"
+    out = subprocess.run([sys.executable, "-c", SCRIPT, str(probes)], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "WARM": "1" if warm else "0"})
     assert out.returncode == 0, out.stderr
-    cpu = json.loads(out.stdout.splitlines()[-1])
-    later = sorted(cpu[1:])
-    return cpu[0], later[len(later) // 2]
+    return json.loads(out.stdout.splitlines()[-1])
 
 
-def test_a_warmed_workers_first_game_costs_about_what_its_others_do():
-    cold_first, _ = first_and_later(False)
-    first, later = first_and_later(True)
-    # the first game still starts its two bot processes; the imports and the machine's probes
-    # (tens of milliseconds of CPU) were the coordinator's, once, before the fork
-    assert first < later + 0.03, (first, later)
-    assert first + 0.015 < cold_first, (first, cold_first)
+def test_the_workers_inherit_the_machines_probes_instead_of_running_them(tmp_path):
+    cold = run(False, tmp_path)
+    assert cold["games"] == 6 and cold["in_coordinator"] == 0 and cold["in_workers"] >= 2  # each worker probed
+    warm = run(True, tmp_path)
+    assert warm["games"] == 6 and warm["in_coordinator"] >= 1 and warm["in_workers"] == 0

@@ -170,11 +170,16 @@ def bench_experiment_cmd(
     for r in result.get("runner", []):
         typer.echo(f"  through the runner, {r['workers']} worker{'s' if r['workers'] > 1 else ''}: "
                    f"{r['games_per_s']:.1f} games/s ({r['games']} games, every row stored)")
-    pr = result.get("processes")
-    if pr:
-        typer.echo(f"  bot processes, {pr['games']} games at {pr['workers']} workers (command start included): "
-                   f"experiment {pr['experiment']:.1f} games/s, tournament {pr['tournament']:.1f} games/s: "
-                   f"{pr['ratio']:.0%}")
+    for pr in (result.get("processes"), result.get("processes_startup")):
+        if not pr:
+            continue
+        who = (f"greedy vs a bot that takes {pr['startup_s']:g} s to start, sandbox {pr['sandbox']}"
+               if pr.get("startup_s") else "greedy vs greedy")
+        rep = pr["reported"]
+        typer.echo(f"  bot processes, {who}, {pr['games']} games at {pr['workers']} workers: experiment "
+                   f"{rep['experiment']:.1f} games/s, tournament {rep['tournament']:.1f} games/s as they report: "
+                   f"{rep['ratio']:.0%} (by the commands' wall time {pr['ratio']:.0%}); a worker's first game "
+                   f"{max(pr['first_games_s']['experiment']):.2f} s vs {max(pr['first_games_s']['tournament']):.2f} s")
     sc = result["scale"]
     typer.echo(f"  validate a sweep of {sc['cells']} rule sets: {sc['validate_s']:.2f} s; "
                f"one anytime interval over 1,000 groups: {sc['interval_ms']:.0f} ms")

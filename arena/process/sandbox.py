@@ -791,7 +791,7 @@ class Sandbox:
             launch.cwd = launch.tmpdir
             env.update(HOME=launch.tmpdir, TMPDIR=launch.tmpdir)
             # interpreters' shims on the PATH give way to what they run, which the bot is shown
-            env["PATH"], shown = sandbox_path(env.get("PATH"))
+            env["PATH"], shown = sandbox_path(env.get("PATH"), argv=argv)
             read_only = tuple(read_only) + tuple(p for p in shown if p not in read_only)
             launch.env = env
             launch.protections += ["session", "temp_dir", "scrubbed_env", "rlimit_cpu", "rlimit_nofile",
