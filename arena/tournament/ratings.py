@@ -32,8 +32,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.stats import norm
 
 ELO = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
@@ -103,6 +101,11 @@ class _Model:
         return h + np.diag(diag)
 
 
+
+def normal_cdf(z: float) -> float:
+    """The standard normal distribution function (scipy's ``norm.cdf``, without importing scipy.stats)."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
 def _stages(games: list[dict], index: dict[str, int]) -> list[tuple[list[int], list[float]]]:
     out = []
     for g in games:
@@ -129,6 +132,8 @@ def _fit(model: _Model, anchor: int, start=None) -> np.ndarray:
 
     def h(x):
         return model.hess(full(x))[np.ix_(free, free)] + 1e-9 * np.eye(len(free))
+
+    from scipy.optimize import minimize  # here: scipy.optimize takes a second to import
 
     x0 = np.zeros(len(free)) if start is None else start[free]
     res = minimize(f, x0, jac=True, hess=h, method="trust-exact", options={"gtol": 1e-9})
@@ -181,7 +186,7 @@ def fit_ratings(games: list[dict], anchor: str | None = None, prior: float = 1.0
             for c, j in index.items():
                 if i != j:
                     sd = math.sqrt(max(cov[i, i] + cov[j, j] - 2 * cov[i, j], 1e-12))
-                    los[b][c] = float(norm.cdf((elo[i] - elo[j]) / sd))
+                    los[b][c] = normal_cdf((elo[i] - elo[j]) / sd)
         method = "bradley-terry, hessian" if seats == 2 else "plackett-luce, hessian"
     else:
         if two:

@@ -43,7 +43,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 # the weight of a group score never observed (fishtest's regularisation)
 EPSILON = 1e-3
@@ -125,6 +124,8 @@ def mle_with_mean(values: np.ndarray, p: np.ndarray, mean: float) -> np.ndarray:
     def secular(theta: float) -> float:
         return float(np.sum(p * a / (1.0 + theta * a)))
 
+    from scipy.optimize import brentq  # here: importing scipy.optimize takes a second, and most runs never ask
+
     lo, hi = -1.0 / a.max(), -1.0 / a.min()
     eps = 1e-12 * (hi - lo)
     theta = brentq(secular, lo + eps, hi - eps, xtol=1e-14, rtol=1e-12)
@@ -140,6 +141,8 @@ def mle_with_t(values: np.ndarray, p: np.ndarray, t: float, reference: float = 0
     (1 + ((a_i - mu) / sigma)^2) / 2`` linearises the constraint; ``q_i = p_i / (1 + theta
     phi_i)`` with ``theta`` solving ``sum p_i phi_i / (1 + theta phi_i) = 0``, repeated from
     the uniform distribution until it no longer moves."""
+    from scipy.optimize import brentq
+
     q = np.full(len(values), 1.0 / len(values))
     for _ in range(iterations):
         m = float(np.sum(q * values))
