@@ -170,17 +170,19 @@ class Table:
         """``{"observation": float32 array, "action_mask": int8 array}`` for ``seat``
         (the mask is all zeros when the seat is not to move)."""
         game = self.game
-        if game.seat == seat and game.phase != OVER:
-            obs = {"observation": self.observer._encode_delta(game, seat, self.chooser, self.memo),
-                   "action_mask": self.chooser.mask()}
-        else:
-            obs = {"observation": self.observer._encode_delta(game, seat, None, self.memo),
-                   "action_mask": np.zeros(self.space.size, dtype=np.int8)}
         u = self.universal
-        if u is not None:
-            obs["observation"] = u.observation(obs["observation"])
-            obs["action_mask"] = u.mask(obs["action_mask"])
-        return obs
+        if u is not None:  # mapped from the native arrays, read where they are (no copies)
+            if game.seat == seat and game.phase != OVER:
+                return {"observation": u.observation(self.observer._encode_delta(game, seat, self.chooser, self.memo,
+                                                                                 fresh=False)),
+                        "action_mask": u.mask(self.chooser.mask_view())}
+            return {"observation": u.observation(self.observer._encode_delta(game, seat, None, self.memo, fresh=False)),
+                    "action_mask": np.zeros(u.act_size, dtype=np.int8)}
+        if game.seat == seat and game.phase != OVER:
+            return {"observation": self.observer._encode_delta(game, seat, self.chooser, self.memo),
+                    "action_mask": self.chooser.mask()}
+        return {"observation": self.observer._encode_delta(game, seat, None, self.memo),
+                "action_mask": np.zeros(self.space.size, dtype=np.int8)}
 
     def mask(self) -> np.ndarray:
         """The mask of the seat to move (in the table's action index)."""

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import struct
 from array import array
+from operator import attrgetter
 
 import numpy as np
 
@@ -115,10 +116,10 @@ class Observer:
         self.pack_shapes = struct.Struct(f"<{S}f").pack_into  # S float32 values into a buffer
         self.orders = [[(seat + j) % n for j in range(n)] for seat in range(n)]
         # for each seat, the seats in its order, with the byte offsets of their blocks:
-        # (j, seat, supply, stats, end of stats, card blocks, covered cells)
+        # (j, seat, supply, stats, card blocks, covered cells)
         o_seats = self.off["seats"]
         self.seat_rows = [
-            [(j, s, 4 * (o_seats + j * (S + 5)), 4 * (o_seats + j * (S + 5) + S), 4 * (o_seats + (j + 1) * (S + 5)),
+            [(j, s, 4 * (o_seats + j * (S + 5)), 4 * (o_seats + j * (S + 5) + S),
               4 * (self.off["cards"] + (self.slots + j * U) * C), 4 * (self.off["covered"] + j * U * CELLS))
              for j, s in enumerate(order)]
             for order in self.orders]
@@ -149,11 +150,13 @@ class Observer:
             memo = {}  # from scratch
         return self._encode_delta(game, seat, chooser, memo, view)
 
-    def _encode_delta(self, game, seat: int, chooser, memo: dict, view: dict | None = None) -> np.ndarray:
+    def _encode_delta(self, game, seat: int, chooser, memo: dict, view: dict | None = None,
+                      fresh: bool = True) -> np.ndarray:
         """:meth:`encode` from the seat's last array in ``memo`` (an empty memo: from
         scratch): each block is rewritten only when its inputs differ from those it was
         built from (a step changes one or two of them), the counts packed with ``struct``,
-        the card and cell blocks copied from prepared float32 bytes."""
+        the card and cell blocks copied from prepared float32 bytes. ``fresh=False``
+        returns the memo's own array (read it before the next call; do not write it)."""
         last = memo.get(seat)
         if last is None:
             last = memo[seat] = _Last(self.size, self.n)
@@ -178,7 +181,7 @@ class Observer:
         self._delta_seats(game, seat, last, view, phase)
         if last.pending or (mode != NONE and (chooser.pending_cells or chooser.positions)):
             self._delta_pending(chooser, last, mode)
-        return last.out.copy()
+        return last.out.copy() if fresh else last.out
 
     @staticmethod
     def _delta_phase(last: "_Last", phase: int, mode: int) -> None:
@@ -230,22 +233,19 @@ class Observer:
             last.ids = ids
 
     def _delta_seats(self, game, seat: int, last: "_Last", view: dict | None, phase: int) -> None:
-        """Each seat's supply, counts and score, its puzzles and their covered cells."""
-        U, hd, raw = self.U, last.values, last.raw
-        card_bytes, cell_bytes = self.card_bytes, self.cell_bytes
-        join, pack_s = b"".join, self.pack_shapes
-        rules = self.rules
-        visible = rules.scores_visible or phase == OVER
-        points = rules.points
+        """Each seat's supply, counts and score, its puzzles and their covered cells (the
+        comparisons in line, the writing in the methods below: most seats change nothing)."""
+        hd = last.values
         held, covered, supplies, stats = last.held, last.covered, last.supplies, last.stats
+        rules = self.rules
         penalties = rules.score_penalties
+        visible = rules.scores_visible or phase == OVER
         players = game.players
-        holes, pad = self.holes, self.pad
-        for j, s, o_supply, o_stats, o_end, o_held, o_covered in self.seat_rows[seat]:
+        for j, s, o_supply, o_stats, o_held, o_covered in self.seat_rows[seat]:
             p = players[s]
             supply = p.supply
             if supply != supplies[j]:
-                pack_s(hd, o_supply, *supply)
+                self.pack_shapes(hd, o_supply, *supply)
                 supplies[j] = supply[:]
             extra = p.extra.get("black_after_end", 0) if p.extra else 0
             if view is not None:  # counts and scores as the seat's JSON observation shows them
@@ -255,30 +255,46 @@ class Observer:
             else:
                 # R7.1 as Game.score computes it. A pile is only ever added to in a game
                 # (one memo follows one game), so its length stands for its points.
-                completed = p.completed
-                key = (len(completed), p.finish_pieces, p.forfeited, extra, j == 0 or visible)
+                key = (len(p.completed), p.finish_pieces, p.forfeited, extra, j == 0 or visible)
                 if penalties or key != stats[j]:
-                    if key[4]:
-                        score = sum(map(points.__getitem__, completed)) - key[1] * rules.finishing_touch_cost
-                        for penalty in penalties:
-                            score -= penalty(game, s)
-                        _PACK5(hd, o_stats, key[0], score, 1, key[2], extra)
-                    else:
-                        _PACK5(hd, o_stats, key[0], 0, 0, key[2], extra)
+                    self._write_stats(game, s, hd, o_stats, key)
                     stats[j] = key
             unfinished = p.unfinished
             if unfinished != held[j]:  # the same puzzle objects hold the same cards
-                cards = [pz.card for pz in unfinished]
-                k = len(cards)
-                raw[o_held:o_held + 4 * U * self.C] = join(map(card_bytes.__getitem__,
-                                                               cards + holes[k] if k < U else cards))
+                self._write_held(last.raw, o_held, unfinished)
                 held[j] = unfinished[:]
-            cells = [pz.filled for pz in unfinished]
+            cells = list(map(_FILLED, unfinished))
             if cells != covered[j]:
                 covered[j] = cells
-                if len(cells) < U:
-                    cells = cells + pad[len(cells)]
-                raw[o_covered:o_covered + 4 * U * CELLS] = join(map(cell_bytes.__getitem__, cells))
+                self._write_covered(last.raw, o_covered, cells)
+
+    def _write_stats(self, game, s: int, hd, at: int, key: tuple) -> None:
+        """Seat ``s``'s completed count, score (R7.1, less any penalty of the rules; 0 when
+        hidden), score visible, forfeited and black puzzles taken after the end."""
+        count, finish_pieces, forfeited, extra, shown = key
+        if shown:
+            rules = self.rules
+            points = rules.points
+            score = sum(map(points.__getitem__, game.players[s].completed)) - finish_pieces * rules.finishing_touch_cost
+            for penalty in rules.score_penalties:
+                score -= penalty(game, s)
+            _PACK5(hd, at, count, score, 1, forfeited, extra)
+        else:
+            _PACK5(hd, at, count, 0, 0, forfeited, extra)
+
+    def _write_held(self, raw, at: int, unfinished: list) -> None:
+        """The card blocks of a seat's unfinished puzzles (empty slots: zeros)."""
+        cards = [pz.card for pz in unfinished]
+        k = len(cards)
+        if k < self.U:
+            cards += self.holes[k]
+        raw[at:at + 4 * self.U * self.C] = b"".join(map(self.card_bytes.__getitem__, cards))
+
+    def _write_covered(self, raw, at: int, cells: list) -> None:
+        """The covered cells of a seat's unfinished puzzles (empty slots: zeros)."""
+        if len(cells) < self.U:
+            cells = cells + self.pad[len(cells)]
+        raw[at:at + 4 * self.U * CELLS] = b"".join(map(self.cell_bytes.__getitem__, cells))
 
     def _delta_pending(self, chooser, last: "_Last", mode: int) -> None:
         """The cells of the pieces the chooser has placed so far, and the puzzles it used."""
@@ -321,6 +337,7 @@ _ZEROS9 = array("f", [0.0] * 9)
 
 
 _PACK8 = struct.Struct("<8f").pack_into
+_FILLED = attrgetter("filled")
 _PACK5 = struct.Struct("<5f").pack_into
 
 #: the five cells of a 5-bit row chunk, as five float32 0/1 values

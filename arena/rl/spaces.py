@@ -433,6 +433,11 @@ class Chooser:
         """The legal-action mask now: int8, 1 where the index is legal (a new array)."""
         return _frombuffer(self._state()[:], _INT8)  # a copy of the bytes, seen by numpy as they are (writable)
 
+    def mask_view(self) -> np.ndarray:
+        """The mask now as the chooser's own bytes, not copied: read it before the next
+        index is played, and never write it."""
+        return _frombuffer(self._state(), _INT8)
+
     def _compute(self) -> tuple[bytearray, bool]:
         """The mask (one byte per index), and whether ``done`` is the only legal index."""
         game = self.game
@@ -448,9 +453,18 @@ class Chooser:
             # come as one prepared run of bytes, per (card, filled cells, shapes held).
             flags = space.simple_flags(legal_actions(game, False))
             p = game.players[game.seat]
-            if (p.unfinished and self._mark_placements(flags, bytes(p.supply).translate(_ANY))
-                    and space.master_possible and not game.master_used):
-                flags[space.MASTER] = 1
+            if p.unfinished:  # _mark_placements with no sequence under way, in line
+                runs, P, bits = space.placement_runs[bytes(p.supply).translate(_ANY)], space.placements, space.CELL_BITS
+                at = space.PLACE
+                found = False
+                for pz in p.unfinished:
+                    run = runs[pz.card << bits | pz.filled]
+                    if run:  # b"" when nothing fits
+                        flags[at:at + P] = run
+                        found = True
+                    at += P
+                if found and space.master_possible and not game.master_used:
+                    flags[space.MASTER] = 1
             return flags, False
         flags = bytearray(space.size)
         if game.phase == REWARD:
@@ -482,18 +496,10 @@ class Chooser:
         pending, used = self.pending_cells, self.positions
         at = space.PLACE
         found = False
-        if not pending and not used:  # no sequence under way (or none placed yet)
-            for pz in self.game.players[self.game.seat].unfinished:
-                run = runs[pz.card << bits | pz.filled]
-                if run:  # b"" when nothing fits
-                    flags[at:at + P] = run
-                    found = True
-                at += P
-            return found
         for k, pz in enumerate(self.game.players[self.game.seat].unfinished):
             if k not in used:
                 run = runs[pz.card << bits | pz.filled | pending.get(k, 0)]
-                if run:
+                if run:  # b"" when nothing fits
                     flags[at:at + P] = run
                     found = True
             at += P

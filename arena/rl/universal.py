@@ -196,12 +196,18 @@ class Universal:
         self.native_list = self.native.tolist()
         self.low = np.full(lay.obs_size, -1.0, np.float32)
         self.high = np.full(lay.obs_size, 1.0, np.float32)
+        self._low, self._high = self.low[:ob.size], self.high[:ob.size]  # the bounds, one per native value
 
     def observation(self, native: np.ndarray) -> np.ndarray:
-        """The universal array of a native observation array."""
+        """The universal array of a native observation array (a new array; ``native`` is
+        only read)."""
+        scaled = native * self.obs_scale
+        # clipped before it is spread (the zeros between stay zeros): the ufuncs with
+        # bounds as arrays, where np.clip spent a microsecond converting its scalars
+        np.minimum(scaled, self._high, out=scaled)
+        np.maximum(scaled, self._low, out=scaled)
         out = np.zeros(self.obs_size, np.float32)
-        out[self.obs_pos] = native * self.obs_scale
-        np.clip(out, -1.0, 1.0, out=out)
+        out[self.obs_pos] = scaled
         return out
 
     def mask(self, native: np.ndarray) -> np.ndarray:
