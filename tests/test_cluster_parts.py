@@ -219,6 +219,7 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
 
     monkeypatch.setattr(DaskExecutor, "batch_s", 60.0)  # every game is short: max_batch games a task
     monkeypatch.setattr(DaskExecutor, "max_batch", 4)
+    monkeypatch.setattr(DaskExecutor, "least_s_per_thread", 0.0)  # the last batches as small as an even share
     real = worker.play_remote
     batches: list[int] = []  # the size of the batch each game was played in
 
@@ -246,10 +247,15 @@ def test_short_games_play_in_batches_and_a_failing_game_spares_its_neighbours(th
     summary = run_tournament(cfg, progress=False, echo=said.append)
     assert summary["failed"] == 1 and summary["stored"] == 47, said  # 48 games, one lost, its batch's others kept
     assert len(batches) == 48 and len(results(tmp_path / "t")) == 47
-    assert batches[:4] == [1, 1, 1, 1] and max(batches) == 4  # single games until four have been timed
-    # the last games, all in sight, are spread in smaller batches over both workers: at most
-    # half an even share per thread of what is left (4 games left: one each)
-    assert sum(submitted) == 48 and max(submitted) == 4 and submitted[-4:] == [1, 1, 1, 1], submitted
+    # one game per worker thread until a game has been timed, then max_batch games a task
+    assert submitted[:3] == [1, 1, 4] and batches[:2] == [1, 1] and max(batches) == 4, submitted
+    # the last games, all in sight (the look-ahead holds 2 x threads x max_batch = 16), are
+    # spread in smaller batches over both workers: at most half an even share per thread of
+    # what is left (4 games left or fewer: one each)
+    assert sum(submitted) == 48 and max(submitted) == 4, submitted
+    left = [48 - sum(submitted[:i]) for i in range(len(submitted))]
+    assert all(n <= -(-rest // 4) for n, rest in zip(submitted, left) if rest <= 16), submitted
+    assert submitted[-3:] == [1, 1, 1], submitted
     # the run resumed plays the failed game alone, and nothing twice
     again = run_tournament(cfg, progress=False, echo=lambda _t: None)
     assert again["played"] == 1 and again["failed"] == 0 and len(results(tmp_path / "t")) == 48
@@ -289,12 +295,46 @@ def test_a_batch_adds_up_the_expected_times_of_its_games_and_shrinks_at_the_end(
     assert len(take_batch(deque(), left, timing, 0.5, 16, threads=2)) == 3
     left = deque(task(i, fast) for i in range(3))
     assert len(take_batch(deque(), left, timing, 0.5, 16, threads=2)) == 1
+    # ... but never shorter than least_s (a task costs the coordinator the same however short)
+    left = deque(task(i, fast) for i in range(12))
+    assert len(take_batch(deque(), left, timing, 0.5, 16, threads=16, least_s=0.16)) == 4  # 4 x 50 ms
+    assert len(take_batch(deque(), left, timing, 0.1, 16, threads=16, least_s=0.16)) == 2  # batch_s first
+    left = deque(task(i, fast) for i in range(12))
+    assert len(take_batch(deque(), left, timing, 0.5, 2, least_s=0.16)) == 4  # max_batch too
     # a schedule whose tasks do not name their bots: timed by the run's games
     from types import SimpleNamespace
 
     plain = deque(SimpleNamespace(key=f"p{i}") for i in range(8))
+    first = plain[0]
     assert len(take_batch(deque(), plain, timing, 0.5, 16)) >= 1
-    timing.add(plain[0], 0.05)
+    timing.add(first, 0.05)
+
+
+def test_games_that_start_their_bots_processes_are_timed_apart():
+    from arena.cluster.batching import Timing
+    from arena.tournament.schedule import GameTask
+
+    def reply(wall, *pids, worker="box:1 (tcp://a)"):
+        return {"wall_s": wall, "worker": worker, "outcome": {"seats": [{"pid": p} for p in pids]}}
+
+    bots = ("greedy", "greedy-b")
+    task = GameTask("g", 0, 0, 0, bots)
+    timing = Timing()
+    assert not timing.known() and timing.guess(task) is None
+    timing.add_result(task, reply(0.6, 10, 11))  # both processes started: a slow game
+    assert timing.known() and timing.guess(task) == pytest.approx(0.6)  # all there is: it errs long
+    timing.add_result(task, reply(0.04, 10, 11))  # the same processes again
+    assert timing.guess(task) == pytest.approx(0.04)
+    timing.add_result(task, reply(0.5, 10, 12))  # one process replaced (or a new bot): slow again
+    timing.add_result(task, reply(0.5, 10, 11, worker="box:2 (tcp://b)"))  # another worker's first
+    assert timing.guess(task) == pytest.approx(0.04)
+    for wall in (0.03, 0.05, 0.9):  # a game that met a busy moment does not hold the guess up
+        timing.add_result(task, reply(wall, 10, 11))
+    assert timing.guess(task) == pytest.approx(0.045)
+    # games without processes (in-process play) are all timed alike
+    plain = Timing()
+    plain.add_result(task, {"wall_s": 0.01, "worker": "w", "outcome": {"seats": [{"name": "a"}]}})
+    assert plain.guess(task) == pytest.approx(0.01)
 
 
 @pytest.mark.slow

@@ -84,8 +84,15 @@ class DaskExecutor:
     #: about 1-2% of a core; a worker that dies takes at most this much play with it (its
     #: games are played again), and an sprt that decides drops at most this much per thread
     batch_s = 1.0
-    #: and never more games than this in one task
+    #: and never more games than this in one task (unless they are shorter than the least)
     max_batch = 16
+    #: the shortest task (by its games' expected times, up to ``batch_s``), per worker thread
+    #: of the cluster, whatever ``max_batch`` and the end of a run's even shares say: the
+    #: coordinator spends 4-5 ms of CPU on every task however short (the client's and the
+    #: scheduler's share, measured on a LocalCluster) and one coordinator serves every
+    #: worker, so tasks no shorter than 10 ms per thread keep it within half a core whatever
+    #: the number of workers (2 threads: 20 ms, a single game of two greedy bots; 16: 0.16 s)
+    least_s_per_thread = 0.01
 
     def __init__(self, address=None, client=None, run: str | None = None, keep: bool = False):
         self.address = address
@@ -325,16 +332,19 @@ class _Run:
         return False
 
     def fill(self) -> None:
-        """Submit batches until ``queued`` tasks per worker thread are in flight."""
+        """Submit batches until ``queued`` tasks per worker thread are in flight (one per
+        thread until a game has been timed: a game nothing is known of plays alone, and
+        the games behind the first wait for what it tells)."""
         threads = self.workers_now()
         if not threads and not self.inflight and not self.stop():
             threads = self.wait_for_workers()  # nothing can play until one joins
-        while len(self.inflight) < self.ex.queued * threads and not self.stop():
+        limit = self.ex.queued * threads if self.timing.known() else threads
+        while len(self.inflight) < limit and not self.stop():
             in_sight = self.look_ahead(threads)
             if not self.retry and not self.ahead:
                 return
-            self.submit(take_batch(self.retry, self.ahead, self.timing, self.ex.batch_s,
-                                   self.ex.max_batch, threads if in_sight else None))
+            self.submit(take_batch(self.retry, self.ahead, self.timing, self.ex.batch_s, self.ex.max_batch,
+                                   threads if in_sight else None, self.ex.least_s_per_thread * threads))
 
     def submit(self, group: list) -> None:
         """One task of the games of ``group``, on the workers that give their tier."""
@@ -452,7 +462,7 @@ class _Run:
             except Exception as exc:
                 yield task, GameFailed(describe(exc))
                 return
-            self.timing.add(task, item.get("wall_s") or 0.0)
+            self.timing.add_result(task, item)
             self.count_tier(item)
             yield task, item
         elif kind == "error" and isinstance(item, TierRefused):  # another worker may give it
