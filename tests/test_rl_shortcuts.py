@@ -131,3 +131,24 @@ def test_wrapped_env_answers_as_pettingzoos_own_wrapper():
         next(turns)
         with pytest.raises(AssertionError, match="step"):
             next(turns)
+
+
+def test_unseeded_resets_follow_the_last_seed_as_before():
+    """The generator of unseeded resets is made only when needed, from the last seed:
+    the deals are those of np.random.default_rng(seed) drawn in turn, also across a
+    clone and a restore."""
+    e = aec.raw_env(json_obs=False)
+    e.reset(seed=5)
+    expected = np.random.default_rng(5)
+    e.reset()
+    assert e.table.game.seed == int(expected.integers(2**31))
+    state = e.clone()
+    e.reset()
+    after = e.table.game.seed
+    assert after == int(expected.integers(2**31))
+    e.restore(state)
+    e.reset()
+    assert e.table.game.seed == after
+    e.reset(seed=9)
+    e.reset()
+    assert e.table.game.seed == int(np.random.default_rng(9).integers(2**31))

@@ -103,7 +103,14 @@ class MaskedDiscrete(spaces.Discrete):
                 draw = self._draw
                 if draw is None or draw[0] is not self._np_random:
                     draw = self._draw = word_source(self.np_random)
-                return self.start + legal[draw_below(draw, k)]
+                _, word, state, lock = draw
+                if word is None:
+                    return self.start + legal[draw_below(draw, k)]
+                with lock:  # draw_below's first word, in line
+                    m = word(state) * k
+                if m & 0xFFFFFFFF < k:  # rarely: maybe rejected
+                    m = _redraw(draw, k, m)
+                return self.start + legal[m >> 32]
         return super().sample(mask, probability)
 
 
@@ -141,11 +148,19 @@ def draw_below(source: tuple, k: int) -> int:
     with lock:
         m = word(state) * k
     if m & 0xFFFFFFFF < k:  # rarely (k in 2**32): then maybe rejected
-        threshold = (0x100000000 - k) % k
-        while m & 0xFFFFFFFF < threshold:
-            with lock:
-                m = word(state) * k
+        m = _redraw(source, k, m)
     return m >> 32
+
+
+def _redraw(source: tuple, k: int, m: int) -> int:
+    """Lemire's rejection: ``m`` (a word times ``k``) or, while its low half is below
+    ``2**32 % k``, the next word times ``k``."""
+    _, word, state, lock = source
+    threshold = (0x100000000 - k) % k
+    while m & 0xFFFFFFFF < threshold:
+        with lock:
+            m = word(state) * k
+    return m
 
 
 def observation_space(table: Table) -> spaces.Dict:
@@ -182,6 +197,7 @@ class ProjectLEnv(AECEnv):
         self.max_steps = max_steps
         self.render_mode = render_mode
         self._rng = np.random.default_rng()
+        self._rng_seed = None  # a reset's seed, until the generator it seeds is needed (see _generator)
         self.agents = []
 
     def observation_space(self, agent):
@@ -193,10 +209,10 @@ class ProjectLEnv(AECEnv):
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng, self._rng_seed = None, seed  # made from the seed when first needed
             game_seed = int(seed)
         else:
-            game_seed = int(self._rng.integers(2**31))
+            game_seed = int(self._generator().integers(2**31))
         self.table.deal(game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -222,7 +238,8 @@ class ProjectLEnv(AECEnv):
         steps and come back. Plain copies, so a state outlives later steps."""
         import copy
         kept = {k: copy.deepcopy(getattr(self, k)) for k in self._KEPT if hasattr(self, k)}
-        return {"table": self.table.snapshot(), "env": kept, "rng": copy.deepcopy(self._rng.bit_generator.state)}
+        rng = copy.deepcopy(self._generator().bit_generator.state)
+        return {"table": self.table.snapshot(), "env": kept, "rng": rng}
 
     def restore(self, state: dict) -> None:
         """Go back to a state :meth:`clone` returned."""
@@ -230,7 +247,15 @@ class ProjectLEnv(AECEnv):
         self.table.restore(state["table"])
         for k, v in state["env"].items():
             setattr(self, k, copy.deepcopy(v))
-        self._rng.bit_generator.state = copy.deepcopy(state["rng"])
+        self._generator().bit_generator.state = copy.deepcopy(state["rng"])
+
+    def _generator(self) -> np.random.Generator:
+        """The generator of unseeded resets: seeded by the last seeded reset, made when
+        first needed (runs that seed every reset never need it; making it took about 1%
+        of a random game)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._rng_seed)
+        return self._rng
 
     def state(self) -> np.ndarray:
         """The global state: every seat's observation array, seat 0 first."""
@@ -266,8 +291,13 @@ class ProjectLEnv(AECEnv):
             self._rewarded = True
             self._accumulate_rewards()
             return
-        self._after_move()
-        if applied and self.table.shaping:
+        table = self.table
+        game = table.game
+        if game.phase != OVER and self.max_steps is None and not table.json_obs:  # _after_move's usual step
+            self.agent_selection = self.possible_agents[game.seat]
+        else:
+            self._after_move()
+        if applied and table.shaping:
             scale = self.table.shaping_scale
             phi = self.table.potentials()
             for a, now, before in zip(self.possible_agents, phi, self._phi):

@@ -72,7 +72,8 @@ _COLORS = ("white", "black")
 
 #: bytes.translate table: a count -> 1 if any (``bytes(supply).translate(_ANY)``: the shapes held)
 _ANY = bytes([0] + [1] * 255)
-_frombuffer, _INT8 = np.frombuffer, np.int8  # positional: numpy's keyword parsing costs more than the copy
+#: positional, and a dtype: numpy's keyword parsing and type lookup cost more than the copy
+_frombuffer, _INT8 = np.frombuffer, np.dtype(np.int8)
 
 
 class IllegalIndex(IllegalAction):
@@ -431,7 +432,10 @@ class Chooser:
 
     def mask(self) -> np.ndarray:
         """The legal-action mask now: int8, 1 where the index is legal (a new array)."""
-        return _frombuffer(self._state()[:], _INT8)  # a copy of the bytes, seen by numpy as they are (writable)
+        flags = self._mask
+        if flags is None:
+            flags = self._state()
+        return _frombuffer(flags[:], _INT8)  # a copy of the bytes, seen by numpy as they are (writable)
 
     def mask_view(self) -> np.ndarray:
         """The mask now as the chooser's own bytes, not copied: read it before the next
@@ -451,7 +455,9 @@ class Chooser:
                 return flags, False
             # The engine lists everything but the placements; each puzzle's placements
             # come as one prepared run of bytes, per (card, filled cells, shapes held).
-            flags = space.simple_flags(legal_actions(game, False))
+            actions = legal_actions(game, False)
+            known = space._lists.get(tuple(map(id, actions)))  # simple_flags' look-up, in line
+            flags = bytearray(known[1]) if known is not None else space.simple_flags(actions)
             p = game.players[game.seat]
             if p.unfinished:  # _mark_placements with no sequence under way, in line
                 runs, P, bits = space.placement_runs[bytes(p.supply).translate(_ANY)], space.placements, space.CELL_BITS
@@ -552,8 +558,11 @@ class Chooser:
         if self.mode == NONE:
             if index < space.DONE:
                 return space.actions[index]
-            if index >= space.PLACE:
-                return space.place_of(index, game)
+            if index >= space.PLACE:  # space.place_of, in line (the index is legal: its puzzle is there)
+                pos, pid = divmod(index - space.PLACE, space.placements)
+                key = (game.players[game.seat].unfinished[pos].card, pid)
+                place = space._places.get(key)
+                return place if place is not None else space.place_of(index, game)
         self._dirty = True
         if self.mode == NONE:
             if index == space.MASTER:
