@@ -61,6 +61,18 @@ def test_masked_sampling_follows_discrete_on_the_environments_masks():
             e.step(a)
 
 
+@pytest.mark.parametrize("start", [0, 5, -3])
+def test_masked_sampling_draws_what_discrete_draws_from_any_start(start):
+    ours, theirs = MaskedDiscrete(60, start=start), Discrete(60, start=start)
+    ours.seed(2)
+    theirs.seed(2)
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        mask = (rng.random(60) < rng.random() * 0.2).astype(np.int8)
+        a, b = ours.sample(mask), theirs.sample(mask)
+        assert a == b and type(a) is type(b)
+
+
 def test_masked_space_pickles_and_copies_and_keeps_drawing_in_step():
     space, twin = MaskedDiscrete(60), Discrete(60)
     space.seed(3)
@@ -73,7 +85,8 @@ def test_masked_space_pickles_and_copies_and_keeps_drawing_in_step():
         assert [other.sample(mask) for _ in range(50)] == [twin.sample(mask) for _ in range(50)]
         twin.np_random.bit_generator.state = state
     old = pickle.loads(pickle.dumps(space))  # as pickled before the space kept its mask shape
-    del old.__dict__["_mask_shape"], old.__dict__["_draw"]
+    for made_later in ("_mask_shape", "_draw"):
+        del old.__dict__[made_later]
     again = pickle.loads(pickle.dumps(old))
     assert again.sample(mask) == twin.sample(mask)
 
