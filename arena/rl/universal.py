@@ -213,7 +213,9 @@ class Universal:
     def mask(self, native: np.ndarray) -> np.ndarray:
         """The universal mask of a native mask (int8)."""
         out = np.zeros(self.act_size, np.int8)
-        out[self.act_pos] = native
+        # only the few nonzero entries are moved (found on a boolean view), not all of them
+        legal = native.view(np.bool_).nonzero()[0]
+        out[self.act_pos[legal]] = native[legal]
         return out
 
     def native_index(self, index: int) -> int:
