@@ -411,6 +411,11 @@ class LineTransport:
             self.output_count += len(chunk)
             if self.output_count > self.max_output:
                 raise BotOutputLimit(f"wrote more than {self.max_output} bytes during one request")
+            if not buf and chunk[-1:] == b"\n" and chunk.find(b"\n") == len(chunk) - 1 < self.max_line:
+                # the usual reply: one whole line in one read, nothing buffered before it
+                if self.trace is not None:
+                    self.trace("<", chunk[:-1])
+                return chunk[:-1], perf()
             buf += chunk
 
     def done(self) -> None:
