@@ -256,7 +256,10 @@ class Observer:
                 # R7.1 as Game.score computes it. A pile is only ever added to in a game
                 # (one memo follows one game), so its length stands for its points.
                 key = (len(p.completed), p.finish_pieces, p.forfeited, extra, j == 0 or visible)
-                if penalties or key != stats[j]:
+                if penalties and key[4]:  # any state may move a penalty: each is asked at every step
+                    key += ((penalties[0](game, s),) if len(penalties) == 1
+                            else tuple([penalty(game, s) for penalty in penalties]))
+                if key != stats[j]:
                     self._write_stats(game, s, hd, o_stats, key)
                     stats[j] = key
             unfinished = p.unfinished
@@ -269,15 +272,16 @@ class Observer:
                 self._write_covered(last.raw, o_covered, cells)
 
     def _write_stats(self, game, s: int, hd, at: int, key: tuple) -> None:
-        """Seat ``s``'s completed count, score (R7.1, less any penalty of the rules; 0 when
-        hidden), score visible, forfeited and black puzzles taken after the end."""
-        count, finish_pieces, forfeited, extra, shown = key
+        """Seat ``s``'s completed count, score (R7.1, less the penalties of the rules, their
+        values at the end of ``key``; 0 when hidden), score visible, forfeited and black
+        puzzles taken after the end."""
+        count, finish_pieces, forfeited, extra, shown, *penalties = key
         if shown:
             rules = self.rules
             points = rules.points
             score = sum(map(points.__getitem__, game.players[s].completed)) - finish_pieces * rules.finishing_touch_cost
-            for penalty in rules.score_penalties:
-                score -= penalty(game, s)
+            for value in penalties:
+                score -= value
             _PACK5(hd, at, count, score, 1, forfeited, extra)
         else:
             _PACK5(hd, at, count, 0, 0, forfeited, extra)
