@@ -45,6 +45,7 @@ import time
 
 from ..errors import ArenaError, UsageError
 from ..execution.work import WAIT, GameFailed, count_losses, describe
+from .arrivals import Arrivals
 from .batching import Timing, take_batch
 from .landing import DEFAULT_LOG_TOTAL_MB, Landing
 from .shipping import Shipper
@@ -127,7 +128,9 @@ class DaskExecutor:
         # business: the run says in its own sentences what happened to the cluster
         for name in ["distributed", *logging.root.manager.loggerDict]:  # distributed sets its own levels
             if name == "distributed" or name.startswith(("distributed.", "tornado")):
-                logging.getLogger(name).setLevel(logging.CRITICAL)
+                logger = logging.getLogger(name)
+                if logger.level != logging.CRITICAL:  # each setLevel clears every logger's cache:
+                    logger.setLevel(logging.CRITICAL)  # 50 ms a run, when done for all again
         try:
             return Client(self.address, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError) as exc:
@@ -229,10 +232,12 @@ class _Run:
         self.submits: dict[str, int] = {}
         self.inflight: dict = {}  # future key -> (future, its games, their requests: where files land)
         self.refusing: set[str] = set()  # workers that refused the run's tier
-        self.landing, self.shipper = executor._landing, executor._shipper
+        self.shipper = executor._shipper
         # the client is not the default one; results are gathered on the client's event loop
-        # as games finish, so this thread never waits for a round trip to fetch one
-        self.pending = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
+        # as games finish, so no thread waits for a round trip to fetch one, and read and
+        # landed on a thread of their own (arrivals.py), so this one stores and submits
+        self.arrivals = Arrivals(as_completed([], loop=client.loop, with_results=True, raise_errors=False),
+                                 executor._landing, self.requests_of, self.log_mb)
         self.deaths: deque = deque()  # appended on the client's event-loop thread, read here
         self.games_of: dict[str, list[str]] = {}  # every submitted future's key -> its games' keys
         self.refused: list[str] = []
@@ -359,11 +364,23 @@ class _Run:
                 self.say_tiers()
         first = group[0].key
         key = f"game-{first}-{self.submits[first]}" + (f"+{len(group) - 1}" if len(group) > 1 else "")
-        fut = self.client.submit(play_batch, sents, needed, key=key, pure=False,
-                                 workers=self.allowed(), allow_other_workers=False)
+        # the games go pickled: Dask walks a task's arguments for futures, a list of dicts key
+        # by key (4-5 ms of the coordinator's main thread for 16 games), and bytes not at all
+        fut = self.client.submit(play_batch, pickle.dumps(sents, protocol=pickle.HIGHEST_PROTOCOL), needed,
+                                 key=key, pure=False, workers=self.allowed(), allow_other_workers=False)
         self.inflight[fut.key] = (fut, group, [sent["request"] for sent in sents])
         self.games_of[fut.key] = [t.key for t in group]
-        self.pending.add(fut)
+        self.arrivals.add(fut)
+
+    def requests_of(self, key: str) -> list:
+        """The requests of a task's games (where their files land); none once it is dropped."""
+        entry = self.inflight.get(key)
+        return entry[2] if entry is not None else []
+
+    def log_mb(self, requests: list) -> int:
+        """The cap of the run's log folder, from its games' requests (kept for the end)."""
+        self.ex._log_mb = self.ex._log_mb or _log_mb(requests)
+        return self.ex._log_mb
 
     def allowed(self) -> list | None:
         """The workers a task may go to: all (None) but those that refused the run's tier."""
@@ -389,10 +406,10 @@ class _Run:
                 self.followed = False
             self.fill()
             while self.inflight:
-                fut, value = next(self.pending)
+                fut, results, failure = self.arrivals.next()
                 self.report_deaths()
-                _, group, sent_requests = self.inflight.pop(fut.key)
-                yield from self.receive(fut, value, group, sent_requests)
+                _, group, _requests = self.inflight.pop(fut.key)
+                yield from self.receive(group, results, failure)
                 fut.release()
                 if not self.stop():
                     self.fill()
@@ -413,40 +430,37 @@ class _Run:
                 pass
             for other, *_ in self.inflight.values():
                 other.cancel()
+            self.arrivals.close()
             if not self.ex.keep:
                 self.ex.shutdown()
 
-    def receive(self, fut, value, group: list, sent_requests: list) -> Iterator[tuple]:
-        """A finished task: each of its games' results, or its games rescheduled or failed."""
+    def receive(self, group: list, results: list | None, failure: Exception | None) -> Iterator[tuple]:
+        """A finished task (its files landed): each of its games' results, or its games
+        rescheduled or failed."""
         from concurrent.futures import CancelledError
 
         from distributed.scheduler import KilledWorker
 
-        try:
-            results, late = pickle.loads(_unwrap(fut, value))  # see play_batch
-        except CancelledError as exc:  # a bundle it needed was lost with its workers
+        if failure is None:
+            for task, result in zip(group, results):
+                yield from self.settle(task, *result)
+        elif isinstance(failure, CancelledError):  # a bundle it needed was lost with its workers
             if _scheduler_gone(self.client):
                 raise SchedulerLost(self.ex._lost()) from None
             self.shipper.lost()
             yield from self.lost(group)
             self.on_death([t.key for t in group], f"the game lost what it needed with its worker "
-                                                  f"({describe(exc)}); rescheduled")
-        except KilledWorker as exc:
+                                                  f"({describe(failure)}); rescheduled")
+        elif isinstance(failure, KilledWorker):
             yield from self.lost(group)
             if not self.followed:  # otherwise each death was reported from its event
                 self.on_death([t.key for t in group], f"dask workers died running the game "
-                                                      f"({describe(exc)}); rescheduled")
-        except Exception as exc:  # play_batch answers each game's own failure itself
+                                                      f"({describe(failure)}); rescheduled")
+        else:  # play_batch answers each game's own failure itself
             if _scheduler_gone(self.client):
                 raise SchedulerLost(self.ex._lost()) from None
             for task in group:
-                yield task, GameFailed(describe(exc))
-        else:
-            for task, request, result in zip(group, sent_requests, results):
-                yield from self.settle(task, request, *result)
-            self.ex._log_mb = self.ex._log_mb or _log_mb(sent_requests)
-            if late:  # what bots wrote after game_over, since their games were sent
-                self.landing.append(late, self.ex._log_mb)
+                yield task, GameFailed(describe(failure))
 
     def lost(self, group: list) -> Iterator[tuple]:
         """The games of a task lost with its worker: given up, or played again."""
@@ -454,14 +468,10 @@ class _Run:
         yield from given_up
         self.retry.extend(again)
 
-    def settle(self, task, request: dict, kind: str, item) -> Iterator[tuple]:
-        """One game's result from :func:`play_batch`: yielded, or the game rescheduled."""
+    def settle(self, task, kind: str, item) -> Iterator[tuple]:
+        """One game's result from :func:`play_batch` (its files landed): yielded, or the game
+        rescheduled."""
         if kind == "ok":
-            try:
-                item["outcome"] = self.landing.land(request, item["outcome"])
-            except Exception as exc:
-                yield task, GameFailed(describe(exc))
-                return
             self.timing.add_result(task, item)
             self.count_tier(item)
             yield task, item
@@ -512,15 +522,6 @@ def _scheduler_gone(client) -> bool:
     comm = getattr(client, "scheduler_comm", None)
     inner = getattr(comm, "comm", None)
     return bool(inner is not None and getattr(inner, "closed", lambda: False)())
-
-
-def _unwrap(fut, value):
-    """A finished future's result, or raise its exception (``as_completed`` with results)."""
-    if fut.status == "error":
-        raise value[1]
-    if isinstance(value, BaseException):  # cancelled
-        raise value
-    return value
 
 
 def tier_line(found: dict, asked="auto") -> str:

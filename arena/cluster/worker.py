@@ -606,11 +606,12 @@ def play_remote(payload: dict, bundles: dict | None = None) -> dict:
     return reply
 
 
-def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
+def play_batch(payloads: list | bytes, bundles: dict | None = None) -> bytes:
     """Play several games in a row on this Dask worker (one task, so the scheduler's cost is
-    paid once for all of them); each game's result is ``("ok", reply)``, ``("error",
-    ArenaError)`` or ``("failed", description)``, so one game's failure is not its
-    neighbours'. A run that ended (its plugin removed) plays no further game of the batch:
+    paid once for all of them); ``payloads`` may come pickled (the coordinator sends them so:
+    Dask walks a task's arguments for futures, and bytes cost it nothing). Each game's result
+    is ``("ok", reply)``, ``("error", ArenaError)`` or ``("failed", description)``, so one
+    game's failure is not its neighbours'. A run that ended (its plugin removed) plays no further game of the batch:
     the rest come back as ``("skipped", None)``. Beside the results, ``late``: what bots of
     this worker thread's earlier games wrote to their logs after those were sent
     (``(folder, name, bytes)``, see :meth:`ArenaWorker.late`). ``(results, late)`` comes
@@ -620,6 +621,8 @@ def play_batch(payloads: list, bundles: dict | None = None) -> bytes:
 
     from distributed import get_worker
 
+    if isinstance(payloads, (bytes, bytearray)):
+        payloads = pickle.loads(payloads)
     out = []
     for payload in payloads:
         if out and get_worker().plugins.get(payload["plugin"]) is None:  # the run ended
