@@ -434,3 +434,62 @@ def test_arena_experiment_plays_on_a_dask_cluster(threads_cluster, tmp_path):
     assert res.exit_code == 0, res.output
     summary = json.loads(res.output[res.output.index("{"):])
     assert summary["games"] == 8 and summary["played"] == 8 and not summary["failed"]
+
+
+def test_finished_tasks_are_read_and_landed_off_the_main_thread_before_they_are_handed_over(tmp_path):
+    import pickle
+    import queue
+    import threading
+    from concurrent.futures import CancelledError
+
+    from arena.cluster.arrivals import Arrivals
+
+    class Future:
+        def __init__(self, key, status="finished"):
+            self.key, self.status = key, status
+
+    class Pending:  # as_completed with results: (future, value) as each finishes
+        def __init__(self):
+            self.finished: queue.Queue = queue.Queue()
+
+        def add(self, fut):
+            pass
+
+        def __next__(self):
+            return self.finished.get()
+
+    class Watched(Landing):
+        def land(self, request, outcome):
+            landed.append(threading.current_thread().name)
+            if request.get("replay_path") == "/proc/nowhere/replay.json":
+                raise OSError("read-only")
+            return super().land(request, outcome)
+
+    def reply(name):
+        return ("ok", {"outcome": {"seats": [{"stderr_log": name, "stderr_text": "thinking\n"}], "replay_path": None},
+                       "worker": "w", "wall_s": 0.01})
+
+    landed: list[str] = []
+    logs = tmp_path / "logs"
+    requests = {"t1": [{"log_dir": str(logs)}, {"log_dir": str(logs)}],
+                "t2": [{"log_dir": str(logs), "replay_path": "/proc/nowhere/replay.json"}]}
+    pending = Pending()
+    arrivals = Arrivals(pending, Watched(), lambda key: requests.get(key, []), lambda _r: 256)
+    try:
+        for key in ("t1", "t2", "t3"):
+            arrivals.add(Future(key))
+        pending.finished.put((Future("t1"), pickle.dumps(([reply("a.log"), reply("b.log")], []))))
+        fut, results, failure = arrivals.next()
+        assert fut.key == "t1" and failure is None and [kind for kind, _ in results] == ["ok", "ok"]
+        # written before the main thread sees them, and by the arrivals' own thread
+        assert (logs / "a.log").read_text() == "thinking\n" and results[0][1]["outcome"]["seats"][0]["stderr_log"] == str(logs / "a.log")
+        assert landed == ["arena-arrivals", "arena-arrivals"]
+        pending.finished.put((Future("t2"), pickle.dumps(([reply("c.log")], []))))
+        fut, results, failure = arrivals.next()  # a game whose files cannot be written fails alone
+        assert results[0][0] == "failed" and "read-only" in results[0][1]
+        pending.finished.put((Future("t3", "cancelled"), CancelledError()))
+        fut, results, failure = arrivals.next()
+        assert results is None and isinstance(failure, CancelledError)
+    finally:
+        arrivals.close()
+    assert not arrivals.thread.is_alive()
