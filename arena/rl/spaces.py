@@ -262,7 +262,7 @@ class ActionIndex:
         if known is not None:
             return bytearray(known[1])
         out = self.flags(None, actions)
-        if len(self._lists) > 50_000:
+        if len(self._lists) > 20_000:  # a few hundred in long random runs
             self._lists.clear()
         self._lists[key] = (tuple(actions), bytes(out))
         return out
@@ -336,31 +336,39 @@ class ActionIndex:
 
 
 class _Runs(dict):
-    """Shapes held -> :class:`_RunsOf` those shapes, made on first use."""
+    """Shapes held -> :class:`_RunsOf` those shapes, made on first use (bounded: all are
+    emptied when their runs number more than 200,000)."""
 
     def __init__(self, space: ActionIndex):
         super().__init__()
         self.space = space
+        self.runs = 0
 
     def __missing__(self, owned: bytes) -> "_RunsOf":
-        runs = self[owned] = _RunsOf(self.space, owned)
+        runs = self[owned] = _RunsOf(self, owned)
         return runs
+
+    def clear(self) -> None:
+        super().clear()
+        self.runs = 0
 
 
 class _RunsOf(dict):
     """``card << CELL_BITS | filled cells`` -> :meth:`ActionIndex.placement_run` with the
-    shapes ``owned``, made on first use (bounded: emptied when it grows past 200,000
-    entries)."""
+    shapes ``owned``, made on first use."""
 
-    def __init__(self, space: ActionIndex, owned: bytes):
+    def __init__(self, every: _Runs, owned: bytes):
         super().__init__()
-        self.space, self.owned = space, owned
+        self.every, self.owned = every, owned
 
     def __missing__(self, key: int) -> bytes:
-        if len(self) > 200_000:
-            self.clear()
-        bits = self.space.CELL_BITS
-        run = self[key] = self.space.placement_run(key >> bits, key & ((1 << bits) - 1), self.owned)
+        every = self.every
+        if every.runs > 200_000:
+            every.clear()  # this dict too is dropped; the shapes' runs are made again when met
+        every.runs += 1
+        space = every.space
+        bits = space.CELL_BITS
+        run = self[key] = space.placement_run(key >> bits, key & ((1 << bits) - 1), self.owned)
         return run
 
 
