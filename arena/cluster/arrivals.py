@@ -52,13 +52,10 @@ class Arrivals:
         return item
 
     def close(self) -> None:
-        """Stop reading (tasks still in flight are dropped: the run ended or was stopped).
-        The thread ends at once when it waits for nothing, or once the task it waits for
-        comes back (cancelled); a scheduler that is gone may never answer for it, so this
-        waits a second at most (the thread lands nothing once closing)."""
+        """Stop reading (tasks still in flight are dropped: the run ended or was stopped)."""
         self.closing = True
         self.waiting.release()
-        self.thread.join(timeout=1.0)
+        self.thread.join(timeout=5)
 
     def _run(self) -> None:
         try:
