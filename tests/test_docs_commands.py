@@ -62,7 +62,8 @@ CANNOT_RUN = {
         "training, and torch and sb3-contrib (the learn extra), which the tests do not install",
     "arena bench env [--games 40] [--rules revised,ghost] [--json]": "a synopsis: the brackets mark optional "
         "parts",
-    "arena bench tournament --play bots --repeat 3": "a benchmark of three and a half minutes on 2 cores",
+    "arena bench tournament --play bots --concurrency 1,2,4,8 --repeat 3": "a benchmark of five minutes on 2 "
+                                                                           "cores",
     "arena bench tournament": "a benchmark of half a minute on 2 idle cores, minutes on a busy machine",
     "arena bench serve": "a benchmark of a served league, a minute and more on 2 cores",
     "arena bench experiment": "a benchmark of a minute and more on 2 cores",
