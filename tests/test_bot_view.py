@@ -308,21 +308,13 @@ def test_a_folder_the_user_cannot_read_is_refused_in_one_sentence():
 # ---------------------------------------------------------------- environments
 def _venv(where: Path) -> Path:
     """A virtual environment of the base interpreter's (its site-packages too) that imports
-    what the test's does: the suite may run inside a virtual environment of its own, whose
-    packages (the project among them, installed or editable) the base interpreter lacks."""
-    import sysconfig
+    what the suite's does (:mod:`venv_paths`)."""
+    from venv_paths import import_what_the_suite_imports
 
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", "--without-pip", "--system-site-packages", str(where)], check=True,
                    timeout=120)
-    site = Path(sysconfig.get_path("purelib", vars={"base": str(where), "platbase": str(where)}))
-    lines = [sysconfig.get_paths()["purelib"]]
-    import arena
-
-    source = Path(arena.__file__).resolve().parents[1]
-    if not str(source).startswith(sysconfig.get_paths()["purelib"]):
-        lines.append(str(source))  # an editable install of the test's: the project's folder
-    (site / "test-packages.pth").write_text("\n".join(lines) + "\n")
+    import_what_the_suite_imports(where)
     return where
 
 

@@ -15,7 +15,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -43,15 +42,11 @@ VENV_BIN = Path(sys.executable).parent
 def other_venv(where: Path) -> Path:
     """A virtual environment of the worker's own that imports what the test's does (its
     site-packages and, for an editable install, the project's folder, as path lines)."""
+    from venv_paths import import_what_the_suite_imports
+
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
-    site = Path(sysconfig.get_path("purelib", vars={"base": str(where), "platbase": str(where)}))
-    lines = [sysconfig.get_paths()["purelib"]]
-    import arena
-    source = Path(arena.__file__).resolve().parents[1]
-    if not str(source).startswith(sysconfig.get_paths()["purelib"]):
-        lines.append(str(source))  # an editable install of the test's: the project's folder
-    (site / "coordinator-packages.pth").write_text("\n".join(lines) + "\n")
+    import_what_the_suite_imports(where, "coordinator-packages.pth")
     return where
 
 
