@@ -110,9 +110,9 @@ def play_one(request: dict, pool=None, play: str = "bots", game_fn: Callable | N
 def warm(payload: dict) -> None:
     """Prepare this process for games like ``payload``'s (imports, compiled rules, the
     sandbox's probes; :func:`arena.referee.warm`), so that workers forked after it start warm.
-    A payload with a game function of its own is left as it is."""
-    if payload.get("game_fn") is not None:
-        return
+    A payload with a game function of its own (an experiment's) is warmed as its ``play``
+    says: the game functions play the request through the referee or in-process too, and a
+    request that is not one is left alone (warming never raises)."""
     if (payload.get("play") or "bots") == "inprocess":
         from .inprocess import warm_inprocess
 

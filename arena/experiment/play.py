@@ -15,7 +15,6 @@ results do not hold (puzzles completed by colour). Each game's row is stored as 
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import tempfile
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 from engine.replay import load_replay, resimulate
 
 from ..cluster.named import make_executor
-from ..execution.work import WAIT, Interrupted, play_one, warm
+from ..execution.work import Interrupted, play_one
 from ..tournament.requests import build_request
 from ..tournament.schedule import group_count, schedule
 from .actions import action_columns, action_counts
@@ -74,22 +73,6 @@ def experiment_game(request: dict, pool=None, play: str = "inprocess", keep_repl
 
 
 experiment_game.uses_pool = True  # the worker passes its pool of live bot processes
-
-
-def warm_first(tasks, payload):
-    """The tasks, the first one's game prepared in this process first: its request warmed
-    (:func:`arena.execution.work.warm`: imports, the compiled rules, the seats' commands
-    resolved, the sandbox's probes), so that the local executor's workers, forked after it,
-    inherit all of it and each one's first game costs what its others do. The executor warms
-    only payloads without a game function of their own, and every experiment's has one
-    (:func:`experiment_game`)."""
-    tasks = iter(tasks)
-    first = next(tasks, None)
-    if first is None:
-        return iter(())
-    if first is not WAIT:
-        warm({**payload(first), "game_fn": None})
-    return itertools.chain([first], tasks)
 
 
 def game_row(rule_set: str, task, outcome: dict) -> dict:
@@ -162,8 +145,6 @@ def run_experiment(cfg: ExperimentConfig, progress: bool = True, echo=None, game
     ticker = Ticker(total, before, echo, every_s=tick_s)
     t0 = time.perf_counter()
     pending = plan.tasks() if sequential else (t for _, _, t in jobs if t.key not in rows)
-    if cfg.base.executor != "dask":  # local workers are forked from this process
-        pending = warm_first(pending, payload)
     try:
         for task, reply in executor.run(pending, payload, lambda: False, on_death):
             i = plan.waiting.get(task.key) if sequential else index[task.key][0]
