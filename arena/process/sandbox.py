@@ -522,6 +522,8 @@ class Launch:
         else:
             found = {}
             for member, start in self._known.items():
+                if member in found:  # below a member walked already
+                    continue
                 stats = tree_stats(member)
                 if member in stats and stats[member][19] == start:
                     found.update((p, f[19]) for p, f in stats.items() if f[0] != b"Z")
@@ -584,8 +586,8 @@ class Launch:
         fifty (a walk of a small tree takes about 0.1 ms of CPU). What escapes: a child
         reaped by the kernel that is born and gone between two polls, and what one that was
         seen used after the last (``/proc`` counts in clock ticks, too). Measured: children
-        of 30 to 150 ms each, reaped by the kernel, were charged 90 to 94 % of the CPU they
-        used. The CPU cap (a budget of ``cpu_cap``
+        of 150 ms each, reaped by the kernel, were charged about 90 % of the CPU they used,
+        children of 30 ms about half (``docs/protocol.md``). The CPU cap (a budget of ``cpu_cap``
         CPU-seconds a second, with half a second of burst): a tree over budget is stopped
         until it is back within it."""
         throttle = bool(self.cpu_cap and self.tree)
