@@ -75,18 +75,14 @@ def bench_config(output: Path, concurrency: int, rounds: int, play: str = "inpro
         output=output, anchor="greedy", replays=False, pause_idle=False)
 
 
-def _cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
 def _own_cpu() -> float:
+    """CPU seconds of this process so far."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime
 
 
 def _kids_cpu() -> float:
+    """CPU seconds of the children this process has waited for (and of theirs)."""
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return kids.ru_utime + kids.ru_stime
 
