@@ -71,3 +71,17 @@ def test_the_account_changes_when_processes_come_and_go_not_when_they_work():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_member_that_ended_brings_the_full_scan_forward(monkeypatch):
+    """What an ended member forked may have left the tree with it (a daemon): the machine is
+    read at once, not at the next full scan."""
+    scans = []
+    monkeypatch.setattr(sb, "session_members", lambda sid: scans.append(sid) or [])
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    launch = sb.Launch([sys.executable])
+    launch._known = {os.getpid(): sb.start_time(os.getpid()), gone.pid: b"1"}
+    launch._next_scan = time.monotonic() + 60
+    launch._members(os.getpid())
+    assert scans == [os.getpid()]

@@ -507,19 +507,16 @@ class Launch:
         """The bot's processes: strict's PID namespace walked down from the started one;
         else its session, cgroup and user id, read from every process of the machine every
         ``FULL_SCAN_S`` and, between two such scans, the members found last (the same
-        process: pid and start time) and every process below them. What that misses until
-        the next full scan: a process that left the session and the tree since (a daemon
-        whose parent exited), under a cap that a cgroup or RLIMIT_NPROC still holds."""
+        process: pid and start time) and every process below them; a member that ended
+        brings the full scan forward (what it forked may have left the tree). What that
+        misses until the next full scan: a process that left the session and a tree whose
+        parent no poll saw (forked off and orphaned within one poll), under a cap that a
+        cgroup or RLIMIT_NPROC still holds."""
         if self.tree:
             return descendants(pid)
         now = time.monotonic()
-        if now >= self._next_scan or not self._known:
-            self._next_scan = now + self.FULL_SCAN_S
-            members = set(session_members(pid))
-            if self.uid is not None:
-                members.update(_proc_uids().get(self.uid, []))
-            found = {m: start_time(m) for m in members}
-        else:
+        found = None
+        if now < self._next_scan and self._known:
             found = {}
             for member, start in self._known.items():
                 if member in found:  # below a member walked already
@@ -527,6 +524,16 @@ class Launch:
                 stats = tree_stats(member)
                 if member in stats and stats[member][19] == start:
                     found.update((p, f[19]) for p, f in stats.items() if f[0] != b"Z")
+            if not self._known.keys() <= found.keys():
+                # a member ended: its children (a daemon it forked off) left the tree with
+                # it, so the machine is read now rather than at the next full scan
+                found = None
+        if found is None:
+            self._next_scan = now + self.FULL_SCAN_S
+            members = set(session_members(pid))
+            if self.uid is not None:
+                members.update(_proc_uids().get(self.uid, []))
+            found = {m: start_time(m) for m in members}
         if self.cgroup is not None:
             found.update((p, start_time(p)) for p in self.cgroup.pids_in() if p not in found)
         self._known = {p: s for p, s in found.items() if s is not None}
