@@ -40,9 +40,11 @@ and on Dask workers). The request, with its defaults::
                          "log_total_mb": 256, "cgroups": True}}
 
 Each bot's stderr goes to a log of its own per game (``<game>-seat<i>-<name>.stderr.log``,
-``<game>`` the replay's name or a unique stamp), mode 0600, kept up to ``log_kb`` per bot
-and game and ``log_total_mb`` across the folder (a tournament's logs); past either cap the
-log ends with a marker line. With ``files_in_record`` (a Dask worker's games) nothing is
+``<game>`` the replay's name or a unique stamp), mode 0600, made at the bot's first byte on
+stderr (a bot silent in a game leaves no file; the answer names it all the same), kept up
+to ``log_kb`` per bot and game and ``log_total_mb`` across the folder (a tournament's
+logs); past either cap the log ends with a marker line (past the folder's cap every seat's
+log is made with it at the start). With ``files_in_record`` (a Dask worker's games) nothing is
 written: each seat's log is kept in memory (``log_kb`` per bot and game; the folder's cap
 is the coordinator's, who writes the files) and comes back as the seat's ``stderr_text``
 beside its file name in ``stderr_log``, and the replay as ``replay_text``, with
@@ -295,22 +297,33 @@ def _log_names(seats: list, replay_path: str | None) -> list[str]:
 
 
 def _log_paths(log_dir: Path, seats: list, replay_path: str | None, limits: Limits) -> list[tuple[str, int]]:
-    """Each seat's stderr log of this game and the bytes it may keep (per-game and folder caps)."""
+    """Each seat's stderr log of this game and the bytes it may keep (per-game and folder caps).
+
+    A log is made at its bot's first byte on stderr (see ``transport._LogFile``), except
+    past the folder's cap, where it is made now with the marker line that says so. A log
+    named after the replay (the game's own name, the same when a run plays a game again
+    after an interruption) left by an earlier attempt is removed first: what the folder
+    holds under that name is this game's."""
     total = limits.log_total_mb << 20
     used = _log_usage(log_dir, (limits.log_kb << 10) * len(seats), total)
     cap = max(0, min(limits.log_kb << 10, (total - used) // max(1, len(seats))))
     _LOG_USAGE[str(log_dir)][0] += cap * len(seats)  # counted as full until the next scan
     out = []
     for name in _log_names(seats, replay_path):
-        path = log_dir / name
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            if cap < limits.log_kb << 10:
+        path = str(log_dir / name)
+        if cap < limits.log_kb << 10:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
                 os.write(fd, b"[arena: the logs in this folder reached their cap of %d MB: %s]\n" % (
                     limits.log_total_mb, b"stderr is not kept" if cap <= 0 else b"%d bytes are kept" % cap))
-        finally:
-            os.close(fd)
-        out.append((str(path), cap))
+            finally:
+                os.close(fd)
+        elif replay_path:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+        out.append((path, cap))
     return out
 
 

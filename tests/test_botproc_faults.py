@@ -140,6 +140,32 @@ def test_flooding_stderr_is_no_fault_and_the_log_is_capped(tmp_path):
     assert log and 1 << 20 <= (tmp_path / log.split("/")[-1]).stat().st_size < (1 << 20) + 200
 
 
+def test_a_log_file_is_made_only_for_a_bot_that_writes_on_stderr(tmp_path):
+    """The record names every seat's log; the file exists where its bot wrote something (a
+    silent bot leaves none, in a new process or a pooled one), and a game played again
+    under its replay's name removes what an earlier attempt left under that name."""
+    from arena.process.pool import ProcessPool
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "g1-seat1-pass.stderr.log").write_text("an earlier attempt of g1\n")
+    pool = ProcessPool()
+    try:
+        for n in (1, 2):
+            out = play_game({"seats": [{"name": "bad", "cmd": misbehaving("flood_stderr")}, {"name": "pass", "bot": "pass"}],
+                             "seed": 5, "rules": SHORT, "sandbox": "none", "log_dir": str(logs),
+                             "replay_path": str(tmp_path / f"g{n}.json"), "sandbox_options": {"log_kb": 8}}, pool)
+            flooded, quiet = (Path(s["stderr_log"]) for s in out["seats"])
+            assert flooded == logs / f"g{n}-seat0-bad.stderr.log" and quiet == logs / f"g{n}-seat1-pass.stderr.log"
+            if n == 1:  # a new process floods at its start
+                assert 8 << 10 <= flooded.stat().st_size < (8 << 10) + 200
+            assert not quiet.exists()
+        assert pool.stats["reused"] == 2
+    finally:
+        pool.close()
+    assert sorted(p.name for p in logs.iterdir()) == ["g1-seat0-bad.stderr.log"]
+
+
 def test_a_game_whose_files_travel_in_its_record_writes_nothing_and_keeps_the_caps(tmp_path):
     """A Dask worker's games: the logs stay in memory (capped per bot and game) and the
     replay comes back as text; the log folder and the replay's folder are never made."""

@@ -47,7 +47,8 @@ USER_ARENA = textwrap.dedent('''
         request.update(kw)
         t0 = time.monotonic()
         res = play_game(request)
-        log = Path(res["seats"][0]["stderr_log"]).read_text()
+        log_path = Path(res["seats"][0]["stderr_log"])
+        log = log_path.read_text() if log_path.exists() else ""  # silent on stderr: no file
         lines = [ln for ln in log.splitlines() if ln.startswith("HOSTILE ")]
         answer["games"][name] = {
             "report": json.loads(lines[-1][8:]) if lines else {}, "log": log[-800:],

@@ -9,18 +9,22 @@ already capped at ``log_kb`` per bot and game by the referee on the worker).
 the folder is. The texts leave the record; ``replay_path`` and ``stderr_log`` name the
 written files, as they do for a local game. What a bot wrote to a game's log after the
 record left its worker (its last words after ``game_over``) comes later and is appended to
-that log (:meth:`Landing.append`), as a local log file keeps it.
+that log (:meth:`Landing.append`), as a local log file keeps it. As a local game, a bot
+that wrote nothing on stderr leaves no file, unless it writes after the record came.
 """
 
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from pathlib import Path
 
 from ..process.sandbox import Limits
 from ..referee import log_bytes
 
 DEFAULT_LOG_TOTAL_MB = Limits.log_total_mb
+#: the newest logs landed empty (so not written) that a late line may still make
+SILENT_KEPT = 4096
 
 
 class Landing:
@@ -29,6 +33,7 @@ class Landing:
     def __init__(self):
         self.used: dict[str, int] = {}
         self.early: dict[str, bytes] = {}  # late lines whose game's log is not written yet
+        self.silent: OrderedDict[str, None] = OrderedDict()  # landed empty: not written (yet)
 
     def _usage(self, log_dir: Path) -> int:
         key = str(log_dir)
@@ -65,14 +70,25 @@ class Landing:
                 data = data[:room] + (b"\n[arena: the logs in this folder reached their cap of %d MB]\n"
                                       % (limit >> 20))
             target = folder / os.path.basename(name)
+            seat["stderr_log"] = str(target)
+            more = self.early.pop(str(target), None)
+            if not data and not more:
+                # nothing on stderr: no file, as a local game leaves none (nor one an earlier
+                # attempt at the same game left); a late line makes it
+                try:
+                    os.unlink(target)
+                except OSError:
+                    pass
+                self.silent[str(target)] = None
+                if len(self.silent) > SILENT_KEPT:
+                    self.silent.popitem(last=False)
+                continue
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
                 os.write(fd, data)
             finally:
                 os.close(fd)
             self.used[str(folder)] += len(data)
-            seat["stderr_log"] = str(target)
-            more = self.early.pop(str(target), None)
             if more:
                 self._append(target, more, limit)
         return outcome
@@ -85,19 +101,22 @@ class Landing:
             if not folder or not name or not data:
                 continue
             target = Path(folder) / os.path.basename(name)
-            if target.exists():
+            if str(target) in self.silent:
+                del self.silent[str(target)]
+                self._append(target, data, limit_mb << 20, create=True)
+            elif target.exists():
                 self._append(target, data, limit_mb << 20)
             else:
                 self.early[str(target)] = self.early.get(str(target), b"") + data
 
-    def _append(self, target: Path, data: bytes, limit: int) -> None:
+    def _append(self, target: Path, data: bytes, limit: int, create: bool = False) -> None:
         room = max(0, limit - self._usage(target.parent))
         if room <= 0:
             return  # the folder's cap was reached: the log already ends with the marker
         if len(data) > room:
             data = data[:room] + (b"\n[arena: the logs in this folder reached their cap of %d MB]\n" % (limit >> 20))
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0), 0o600)
         except OSError:
             return
         try:

@@ -119,7 +119,8 @@ def private_page(d: dict) -> str:
             f"<span class=\"muted\">{when(g['played'])}</span></h4>"
             + (f"<pre class=\"stderr\">{'[... its beginning is cut]' + chr(10) if g['truncated'] else ''}"
                f"{esc(g['text']) or '(nothing written)'}</pre>" if g["kept"] else
-               '<p class="muted">Not kept (only the newest games of each bot keep their stderr).</p>')
+               '<p class="muted">Nothing kept: the bot wrote nothing on stderr in this game (a log is made at '
+               'its first byte), or the log was pruned (only the newest games of each bot keep theirs).</p>')
             for g in b["logs"])
         logs.append(f"<h3>{esc(b['entry'])}</h3>" + (games or '<p class="muted">No games yet.</p>'))
     bots = ("<table id=\"my-bots\"><tr><th>version</th><th>status</th><th>rating</th><th>95% interval</th>"
