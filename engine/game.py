@@ -323,7 +323,7 @@ class Game:
         """R7.1: completed points − finishing-touch pieces × cost − rule-set penalties."""
         rules = self.rules
         p = self.players[seat]
-        s = sum(rules.points[c] for c in p.completed) - p.finish_pieces * rules.finishing_touch_cost
+        s = sum(map(rules.points.__getitem__, p.completed)) - p.finish_pieces * rules.finishing_touch_cost
         for penalty in rules.score_penalties:
             s -= penalty(self, seat)
         return s

@@ -9,32 +9,53 @@ seat has chosen, so none can be seen (R6.1).
 from __future__ import annotations
 
 from .actions import COLOR_NAMES, OVER, PHASE_NAMES
-from .state_json import puzzle_from_json, puzzle_to_json
+from .state_json import puzzle_from_json
+
+
+def _names(rules) -> tuple:
+    """``(shape names, puzzle ids, each placement's piece as (shape name, its cells))`` of a
+    compiled ruleset, made once and kept on it (the rules never change once compiled)."""
+    names = rules.__dict__.get("_observation_names")
+    if names is None:
+        g = rules.geometry
+        shape_names = tuple(s.name for s in rules.shapes)
+        pieces = tuple((shape_names[g.placement_shape[pid]], tuple(g.placement_cells[pid]))
+                       for pid in range(len(g.placement_cells)))
+        names = rules._observation_names = (shape_names, tuple(p.id for p in rules.puzzles), pieces)
+    return names
 
 
 def observation(game, seat: int) -> dict:
-    """The JSON-ready view of ``game`` for ``seat``."""
+    """The JSON-ready view of ``game`` for ``seat``.
+
+    Every list and mapping in it is its own (a caller may edit it): only strings and numbers
+    are shared with the game."""
     rules = game.rules
-    shapes = rules.shapes
-    puzzles = rules.puzzles
+    shape_names, ids, pieces = rules.__dict__.get("_observation_names") or _names(rules)
+    all_visible = rules.scores_visible or game.phase == OVER  # piles are revealed at the end
     seats = []
     for s, p in enumerate(game.players):
-        mine = s == seat
         entry = {
             "seat": s,
-            "supply": {shapes[i].name: n for i, n in enumerate(p.supply) if n},
-            "unfinished": [puzzle_to_json(rules, pz) for pz in p.unfinished],
+            "supply": {name: n for name, n in zip(shape_names, p.supply) if n},
+            "unfinished": [{"puzzle": ids[pz.card],
+                            "pieces": [{"piece": pieces[pid][0], "cells": [list(c) for c in pieces[pid][1]]}
+                                       for pid in pz.placed]}
+                           for pz in p.unfinished],
             "completed_count": len(p.completed),
             "forfeited": p.forfeited,
         }
-        if mine or rules.scores_visible or game.phase == OVER:  # piles are revealed at the end
-            entry["completed"] = [puzzles[c].id for c in p.completed]
+        if all_visible or s == seat:
+            entry["completed"] = [ids[c] for c in p.completed]
             entry["score"] = game.score(s)
         seats.append(entry)
+    spec = rules.spec
+    rows = game.rows
+    decks = game.decks
     obs = {
         "seat": seat,
         "players": game.n,
-        "rules": rules.spec.to_json(),
+        "rules": {"variants": list(spec.variants), "params": {}} if not spec.params else spec.to_json(),
         "round": game.round,
         "phase": PHASE_NAMES[game.phase],
         "to_move": game.to_move(),
@@ -42,9 +63,10 @@ def observation(game, seat: int) -> dict:
         "master_used": game.master_used,
         "end_triggered": game.end_triggered,
         "final_round": game.final_round or None,
-        "reserve": {shapes[i].name: n for i, n in enumerate(game.reserve)},
-        "rows": {COLOR_NAMES[c]: [puzzles[x].id if x >= 0 else None for x in game.rows[c]] for c in (0, 1)},
-        "decks": {COLOR_NAMES[c]: len(game.decks[c]) for c in (0, 1)},
+        "reserve": dict(zip(shape_names, game.reserve)),
+        "rows": {COLOR_NAMES[0]: [ids[x] if x >= 0 else None for x in rows[0]],
+                 COLOR_NAMES[1]: [ids[x] if x >= 0 else None for x in rows[1]]},
+        "decks": {COLOR_NAMES[0]: len(decks[0]), COLOR_NAMES[1]: len(decks[1])},
         "seats": seats,
     }
     if game.decision is not None and game.seat == seat:
