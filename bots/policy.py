@@ -75,6 +75,30 @@ class PolicyFactory:
         return f"PolicyFactory({self.module}:{self.attr})"
 
 
+#: the modules of the built-in bots that register a policy, as ``pyproject.toml``'s entry
+#: points name them (a test holds the two together)
+BUILTIN_MODULES = ("bots.greedy", "bots.random_bot", "bots.planner", "bots.planner.fast", "bots.learned", "bots.run")
+
+
+def builtin_policy(name: str):
+    """The policy class (or :class:`PolicyFactory`) a built-in bot module registers as
+    ``name``, or None: found by calling the built-in modules' own hooks, without the plugin
+    manager, so that a built-in bot's process loads no plugin (reading every installed
+    package's entry points and importing every plugin took half of its start-up). A name
+    is registered once among all plugins (the host refuses a second), so this is the
+    policy the plugin manager would give."""
+    for module in BUILTIN_MODULES:
+        found: dict = {}
+
+        def register(name: str, command=None, description: str = "", policy=None, _found=found) -> None:
+            _found[name] = policy
+
+        importlib.import_module(module).arena_register_bots(register=register)
+        if found.get(name) is not None:
+            return found[name]
+    return None
+
+
 def register_policy(register, policy: type[Policy] | str, doc: str | None, name: str | None = None) -> None:
     """Register a policy as a bot: its process command, description and policy.
 

@@ -29,9 +29,9 @@ class PolicyBot(Bot):
 
     def __init__(self, name: str):
         super().__init__()
-        from arena.plugins import policy
         self.name = name
-        self.policy = policy(name)
+        self.factory = _policy_factory(name)
+        self.policy = self.factory()
         self.games = 0
 
     def new_game(self, hello: dict) -> None:
@@ -39,11 +39,10 @@ class PolicyBot(Bot):
         stream restarts from the arena's seed; a policy whose class says ``reusable = True``
         (its caches, such as greedy's solver memo, depend on nothing but the rules) is kept
         with its caches, any other is made anew."""
-        from arena.plugins import policy
         from engine import RuleSpec, compile_rules
         from engine.observation import game_from_observation  # noqa: F401  (import before the clock runs)
         if not getattr(self.policy, "reusable", False) or self.games == 0:
-            self.policy = policy(self.name)
+            self.policy = self.factory()
         self.games += 1
         self.rng = random.Random(hello.get("seed"))
         self.rules = compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
@@ -78,6 +77,20 @@ class PolicyBot(Bot):
         return action_to_json(game.rules, self.policy.choose(game, self.rng))
 
     act = reward = level_up = finish = _choose
+
+
+def _policy_factory(name: str):
+    """What makes the policy of the bot ``name``: a built-in's without loading the plugins
+    (:func:`bots.policy.builtin_policy`), another plugin's through the plugin manager."""
+    from .policy import builtin_policy
+
+    found = builtin_policy(name)
+    if found is not None:
+        return found
+    from arena.plugins import policy
+
+    policy(name)  # a KeyError naming the known policies, if there is none
+    return lambda: policy(name)
 
 
 class PassBot(Bot):
