@@ -356,3 +356,32 @@ def test_a_bot_packages_folder_is_shown_to_it_when_named(tier, tmp_path):
                 read_lines(launch, 1)
         finally:
             launch.cleanup()
+
+
+def test_what_a_command_needs_shown_is_found_once_per_while(monkeypatch):
+    """Finding the folders a command needs (its interpreter's site-packages read whole) is
+    the dearest part of starting a strict process: the same command, PATH and folders reuse
+    the answer for VIEW_TTL_S; another command or PATH, or an answer past its time, is found
+    anew; and a caller's changes to the list it got never reach the next one."""
+    import arena.process.sandbox as sandbox
+
+    calls = []
+
+    def counted(argv, env, program_dir=None, read_only=()):
+        calls.append(tuple(argv))
+        return ["/opt/one", "/opt/two"]
+
+    monkeypatch.setattr(sandbox, "needed_paths", counted)
+    monkeypatch.setattr(sandbox, "_VIEWS", {})
+    env = {"PATH": "/usr/bin"}
+    first = sandbox._read_only_paths(["python3", "bot.py"], env, "/bots/a")
+    first.append("/changed")
+    assert sandbox._read_only_paths(["python3", "bot.py"], env, "/bots/a") == ["/opt/one", "/opt/two"]
+    assert len(calls) == 1
+    sandbox._read_only_paths(["python3", "other.py"], env, "/bots/a")
+    sandbox._read_only_paths(["python3", "bot.py"], {"PATH": "/opt/bin:/usr/bin"}, "/bots/a")
+    assert len(calls) == 3
+    now = time.monotonic()
+    monkeypatch.setattr(sandbox.time, "monotonic", lambda: now + sandbox.VIEW_TTL_S + 1)
+    sandbox._read_only_paths(["python3", "bot.py"], env, "/bots/a")
+    assert len(calls) == 4

@@ -354,10 +354,29 @@ def _under(path: str, dirs) -> bool:
     return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
+#: how long what a command needs shown is reused before it is found again (a package
+#: installed meanwhile is seen by the processes started after that)
+VIEW_TTL_S = 30.0
+_VIEWS: dict[tuple, tuple[float, list[str]]] = {}
+
+
 def _read_only_paths(argv: list[str], env: dict, program_dir: str | None = None, read_only=()) -> list[str]:
     """What a bot needs to see, read-only (:func:`arena.botspec.needed_paths`): its
-    interpreter's installation, its program's folder, what it declared, ``PYTHONPATH``."""
-    return needed_paths(argv, env, program_dir, read_only)
+    interpreter's installation, its program's folder, what it declared, ``PYTHONPATH``.
+
+    Finding it reads the interpreter's site-packages (every path file and editable finder):
+    20 ms of CPU, the dearest part of starting a strict process, so the answer is reused
+    for the same command for :data:`VIEW_TTL_S` (forked workers inherit the warm-up's)."""
+    key = (tuple(argv), env.get("PATH"), env.get("PYTHONPATH"), program_dir, tuple(read_only))
+    now = time.monotonic()
+    hit = _VIEWS.get(key)
+    if hit is not None and now - hit[0] < VIEW_TTL_S:
+        return list(hit[1])
+    paths = needed_paths(argv, env, program_dir, read_only)
+    if len(_VIEWS) > 256:
+        _VIEWS.clear()
+    _VIEWS[key] = (now, paths)
+    return list(paths)
 
 
 #: the bot's stdout reaches it as descriptor 3 (where the caller passes one: the transport
