@@ -19,7 +19,7 @@ is flushed into the bot's stdin to the moment the reply's newline is read.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ..botspec.spec import MAX_MS, too_long
 from ..errors import ArenaError
@@ -72,8 +72,10 @@ class TimeControl:
         return tc
 
     def to_json(self) -> dict:
-        """Plain data, as given to bots in ``hello`` and stored in replays."""
-        return asdict(self)
+        """Plain data, as given to bots in ``hello`` and stored in replays (every field is a
+        number, None or a string: no deep copy is needed, as ``dataclasses.asdict`` makes)."""
+        return {"move_ms": self.move_ms, "game_ms": self.game_ms, "increment_ms": self.increment_ms,
+                "startup_ms": self.startup_ms, "grace_ms": self.grace_ms, "mode": self.mode}
 
 
 class Clock:
