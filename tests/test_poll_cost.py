@@ -25,37 +25,75 @@ sys.stdin.readline()
 """
 
 
+def _machine(monkeypatch) -> sb.MachineScan:
+    """A fresh shared read of the machine for this test, whose ``reads`` count the scans."""
+    machine = sb.MachineScan(sb.Launch.FULL_SCAN_S)
+    monkeypatch.setattr(sb, "MACHINE", machine)
+    return machine
+
+
+def _far_from_the_next_slot(monkeypatch, launch) -> None:
+    """Pin the clock inside one slot of the machine's reads: the next one is far away."""
+    now = time.monotonic()
+    monkeypatch.setattr(sb.time, "monotonic", lambda: now)
+    launch._scan_slot = int(now // sb.Launch.FULL_SCAN_S)
+
+
 def test_between_full_scans_the_poll_walks_down_from_the_known_members(monkeypatch):
-    scans = []
-    real = sb.session_members
-    monkeypatch.setattr(sb, "session_members", lambda sid: scans.append(sid) or real(sid))
+    machine = _machine(monkeypatch)
     proc = subprocess.Popen([sys.executable, "-c", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             start_new_session=True, text=True)
     try:
         launch = sb.Launch([sys.executable])
-        assert launch._members(proc.pid) == [proc.pid] and len(scans) == 1  # the first poll: a full scan
-        launch._next_scan = time.monotonic() + 60  # the next full scan is far away
+        assert launch._members(proc.pid) == [proc.pid] and machine.reads == 1  # the first poll: a full scan
+        _far_from_the_next_slot(monkeypatch, launch)
         proc.stdin.write("fork\n")
         proc.stdin.flush()
         child = int(proc.stdout.readline())
         assert launch._members(proc.pid) == sorted([proc.pid, child])  # found below a known member
-        assert len(scans) == 1  # without reading the machine's processes
-        launch._next_scan = 0.0
-        assert launch._members(proc.pid) == sorted([proc.pid, child]) and len(scans) == 2
+        assert machine.reads == 1  # without reading the machine's processes
+        later = time.monotonic() + sb.Launch.FULL_SCAN_S  # the next slot
+        monkeypatch.setattr(sb.time, "monotonic", lambda: later)
+        assert launch._members(proc.pid) == sorted([proc.pid, child]) and machine.reads == 2
     finally:
         proc.kill()
         proc.wait()
         subprocess.run(["pkill", "-KILL", "-s", str(proc.pid)], check=False)
 
 
+def test_the_bots_of_one_process_share_a_slots_read_of_the_machine(monkeypatch):
+    """Several bots polled by one referee (a worker's pool) read the machine once a slot
+    between them; a bot started after that read has it read again (it is not in it yet)."""
+    machine = _machine(monkeypatch)
+    procs = [subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE,
+                              start_new_session=True) for _ in range(3)]
+    try:
+        now = time.monotonic()
+        monkeypatch.setattr(sb.time, "monotonic", lambda: now)
+        launches = [sb.Launch([sys.executable]) for _ in procs]
+        for launch, proc in zip(launches, procs):
+            assert launch._members(proc.pid) == [proc.pid]
+        assert machine.reads == 1
+        late = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE,
+                                start_new_session=True)
+        procs.append(late)
+        assert sb.Launch([sys.executable])._members(late.pid) == [late.pid] and machine.reads == 2
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
 def test_a_known_pid_that_another_process_took_is_not_a_member(monkeypatch):
     """A member's pid is known with its start time: a later process with the same pid (a
     reused pid) is never counted, nor killed for the bot's memory."""
-    monkeypatch.setattr(sb, "session_members", lambda sid: [])
+    _machine(monkeypatch)
     launch = sb.Launch([sys.executable])
     launch._known = {os.getpid(): b"1"}  # this process, but started at another time
-    launch._next_scan = time.monotonic() + 60
-    assert launch._members(os.getpid()) == []
+    _far_from_the_next_slot(monkeypatch, launch)
+    # the walk does not take this process (not the same start time), nor does the machine's
+    # read (this process is in no session of the pid asked about, which is no process)
+    assert launch._members(2 ** 22 + 7) == []
 
 
 def test_the_account_changes_when_processes_come_and_go_not_when_they_work():
@@ -75,13 +113,14 @@ def test_the_account_changes_when_processes_come_and_go_not_when_they_work():
 
 def test_a_member_that_ended_brings_the_full_scan_forward(monkeypatch):
     """What an ended member forked may have left the tree with it (a daemon): the machine is
-    read at once, not at the next full scan."""
-    scans = []
-    monkeypatch.setattr(sb, "session_members", lambda sid: scans.append(sid) or [])
+    read at once, not at the next slot, even when this slot's read is there already."""
+    machine = _machine(monkeypatch)
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     launch = sb.Launch([sys.executable])
+    _far_from_the_next_slot(monkeypatch, launch)
+    machine.read(os.getpid(), False)
+    assert machine.reads == 1
     launch._known = {os.getpid(): sb.start_time(os.getpid()), gone.pid: b"1"}
-    launch._next_scan = time.monotonic() + 60
     launch._members(os.getpid())
-    assert scans == [os.getpid()]
+    assert machine.reads == 2

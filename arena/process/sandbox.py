@@ -56,9 +56,9 @@ from pathlib import Path
 from ..botspec.outputs import hidden_within
 from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_links, needed_paths, program_files, sandbox_path
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
-from .proctree import TreeAccount, continue_tree, descendants, start_time, stop_tree, tree_stats
+from .proctree import TreeAccount, _stat_fields, continue_tree, descendants, start_time, stop_tree, tree_stats
 from .treememory import HiddenMemory
-from .transport import session_members
+from .transport import proc_files
 from .uids import (SHARED_TEMP, UID_BASE, UID_SLOTS, SandboxError, UidLease, _own_folder, kill_uid,  # noqa: F401
                    proc_uids, remove_owned, state_root, sweep_uids)
 
@@ -473,6 +473,43 @@ def bwrap_argv(bwrap: str, argv: list[str], workdir: str, read_only: list[str], 
 
 
 # ---------------------------------------------------------------- one bot's launch
+class MachineScan:
+    """Every process of the machine, for the memory polls of bots that no PID namespace or
+    cgroup holds (:meth:`Launch._members`): read once per ``period`` slot by whichever poll
+    needs it first and shared by every bot this process referees (a worker keeps several
+    bots alive in its pool, and each read the whole machine once a second before: two
+    thousand-odd reads of ``/proc`` a second per worker on a busy machine)."""
+
+    def __init__(self, period: float):
+        self.period = period
+        self.reads = 0  # how many times the machine was read (for tests)
+        self._lock = threading.Lock()
+        self._slot = -1
+        self._stats: dict[int, list[bytes]] = {}
+        self._uids: dict[int, list[int]] | None = None
+
+    def forget(self) -> None:
+        """Start afresh (a forked child: the parent's lock may have been held at the fork)."""
+        self._lock = threading.Lock()
+        self._slot, self._stats, self._uids = -1, {}, None
+
+    def read(self, pid: int, uids: bool, fresh: bool = False) -> tuple[dict, dict | None]:
+        """``({pid: /proc/PID/stat fields from the state on}, {uid: [pids]} or None)``: this
+        slot's read of the machine, made now when there is none, when ``fresh`` is asked, or
+        when it is older than ``pid`` (a bot started after it); the uids (every process's
+        ``status``, as root) only when asked."""
+        slot = int(time.monotonic() // self.period)
+        with self._lock:
+            if fresh or slot != self._slot or pid not in self._stats:
+                self._stats = {p: _stat_fields(data) for p, data in proc_files("stat", 512)}
+                self._uids = None
+                self._slot = slot
+                self.reads += 1
+            if uids and self._uids is None:
+                self._uids = _proc_uids()
+            return self._stats, self._uids
+
+
 @dataclass
 class Launch:
     """How to start one bot: argv, working dir, environment, pre-exec setup, and clean-up."""
@@ -502,13 +539,14 @@ class Launch:
     _frozen: bool = False
     _stop: threading.Event = field(default_factory=threading.Event)
     _known: dict = field(default_factory=dict)  # {pid: start time} of the members last found
-    _next_scan: float = 0.0
+    _scan_slot: int = -1  # the FULL_SCAN_S slot of the last read of the machine
 
     #: how often the memory poll of a tree that no PID namespace holds (basic without a
     #: cgroup) reads every process of the machine to find the bot's: between two such scans
     #: it walks down from the members it knows (a few reads per member), so the poll's cost
     #: follows the bot's processes, not the machine's (reading every process ten times a
-    #: second, per bot, grew with the number of workers: quadratic in all)
+    #: second, per bot, grew with the number of workers: quadratic in all); the read is
+    #: shared by every bot this process referees (:data:`MACHINE`)
     FULL_SCAN_S = 1.0
 
     def started(self, pid: int) -> None:
@@ -524,35 +562,39 @@ class Launch:
 
     def _members(self, pid: int) -> list[int]:
         """The bot's processes: strict's PID namespace walked down from the started one;
-        else its session, cgroup and user id, read from every process of the machine every
-        ``FULL_SCAN_S`` and, between two such scans, the members found last (the same
-        process: pid and start time) and every process below them; a member that ended
-        brings the full scan forward (what it forked may have left the tree). What that
-        misses until the next full scan: a process that left the session and a tree whose
-        parent no poll saw (forked off and orphaned within one poll), under a cap that a
-        cgroup or RLIMIT_NPROC still holds."""
+        else every process below the started one and below the members found last (the same
+        process: pid and start time), and its session, cgroup and user id read from every
+        process of the machine once per ``FULL_SCAN_S`` slot (:data:`MACHINE`, one read for
+        all the bots of this process); a member that ended brings a fresh read of the
+        machine forward (what it forked may have left the tree). What that misses until
+        the next slot: a process that left the tree and a tree whose parent no poll saw
+        (forked off and orphaned within one poll), under a cap that a cgroup or RLIMIT_NPROC
+        still holds."""
         if self.tree:
             return descendants(pid)
-        now = time.monotonic()
-        found = None
-        if now < self._next_scan and self._known:
-            found = {}
-            for member, start in self._known.items():
-                if member in found:  # below a member walked already
-                    continue
-                stats = tree_stats(member)
-                if member in stats and stats[member][19] == start:
-                    found.update((p, f[19]) for p, f in stats.items() if f[0] != b"Z")
-            if not self._known.keys() <= found.keys():
-                # a member ended: its children (a daemon it forked off) left the tree with
-                # it, so the machine is read now rather than at the next full scan
-                found = None
-        if found is None:
-            self._next_scan = now + self.FULL_SCAN_S
-            members = set(session_members(pid))
-            if self.uid is not None:
-                members.update(_proc_uids().get(self.uid, []))
-            found = {m: start_time(m) for m in members}
+        found: dict[int, bytes] = {}
+        walk = dict(self._known)
+        walk.setdefault(pid, None)  # the started process: ours whatever its start time, at first
+        for member, start in walk.items():
+            if member in found:  # below a member walked already
+                continue
+            stats = tree_stats(member)
+            if member in stats and (start is None or stats[member][19] == start):
+                found.update((p, f[19]) for p, f in stats.items() if f[0] != b"Z")
+        # a member ended: its children (a daemon it forked off) left the tree with it, so
+        # the machine is read now rather than at the next slot
+        ended = not self._known.keys() <= found.keys()
+        slot = int(time.monotonic() // self.FULL_SCAN_S)
+        if slot != self._scan_slot or ended:
+            self._scan_slot = slot
+            stats, uids = MACHINE.read(pid, self.uid is not None, ended)
+            for p, f in stats.items():
+                if p not in found and len(f) > 19 and f[0] != b"Z" and (int(f[2]) == pid or int(f[3]) == pid):
+                    found[p] = f[19]
+            for member in (uids or {}).get(self.uid, ()):
+                if member not in found:
+                    f = stats.get(member)
+                    found[member] = f[19] if f is not None and len(f) > 19 else start_time(member)
         if self.cgroup is not None:
             found.update((p, start_time(p)) for p in self.cgroup.pids_in() if p not in found)
         self._known = {p: s for p, s in found.items() if s is not None}
@@ -739,6 +781,11 @@ class Launch:
         if self.bridge:
             shutil.rmtree(self.bridge, ignore_errors=True)
             self.bridge = None
+
+
+#: the read of the machine the memory polls of this process share
+MACHINE = MachineScan(Launch.FULL_SCAN_S)
+os.register_at_fork(after_in_child=MACHINE.forget)
 
 
 class Sandbox:
