@@ -124,3 +124,19 @@ def test_a_member_that_ended_brings_the_full_scan_forward(monkeypatch):
     launch._known = {os.getpid(): sb.start_time(os.getpid()), gone.pid: b"1"}
     launch._members(os.getpid())
     assert machine.reads == 2
+
+
+def test_proc_files_are_read_whole_or_to_their_size(tmp_path):
+    """The polls read /proc without Python file objects: a file longer than one read (a
+    children file of a fork bomb's parent) comes whole, and a sized read stops at its size."""
+    from arena.process.proctree import _read
+    from arena.process.transport import proc_files
+
+    big = tmp_path / "children"
+    big.write_bytes(b" ".join(str(n).encode() for n in range(100000)))
+    assert _read(str(big)) == big.read_bytes() and len(big.read_bytes()) > 3 * 65536
+    assert _read(str(big), 10) == big.read_bytes()[:10]
+    mine = dict(proc_files("stat", 512))[os.getpid()]
+    assert mine.startswith(f"{os.getpid()} (".encode()) and len(mine) <= 512
+    whole = dict(proc_files("status"))[os.getpid()]
+    assert whole.startswith(b"Name:") and b"\nUid:" in whole and whole.endswith(b"\n")

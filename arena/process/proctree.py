@@ -33,12 +33,27 @@ def _stat_fields(data: bytes) -> list[bytes]:
     return data[data.rfind(b")") + 2:].split()
 
 
+def _read(path: str, size: int | None = None) -> bytes:
+    """A file of ``/proc`` without a Python file object (a third of the cost of
+    ``open().read()``: these are read ten times a second per bot and poll): its first
+    ``size`` bytes in one read, or all of it."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        if size is not None:
+            return os.read(fd, size)
+        chunks = [os.read(fd, 65536)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 65536))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def start_time(pid: int) -> bytes | None:
     """When ``pid`` started (``/proc/PID/stat``'s field, in clock ticks since boot), which
     tells a process from a later one with the same pid; None where it is gone."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = _stat_fields(f.read(512))
+        fields = _stat_fields(_read(f"/proc/{pid}/stat", 512))
     except OSError:
         return None
     return fields[19] if len(fields) > 19 else None
@@ -79,8 +94,7 @@ def _children(pid: int) -> list[int] | None:
         return out
     for tid in tids:
         try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                out.extend(map(int, f.read().split()))
+            out.extend(map(int, _read(f"/proc/{pid}/task/{tid}/children").split()))
         except FileNotFoundError:
             if not os.path.exists(f"/proc/{pid}/task/{tid}"):
                 continue
@@ -99,8 +113,7 @@ def tree_stats(root: int) -> dict[int, list[bytes]]:
     while todo:
         pid = todo.pop()
         try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = _stat_fields(f.read(512))
+            fields = _stat_fields(_read(f"/proc/{pid}/stat", 512))
         except OSError:
             continue
         if len(fields) < 20 or pid in out:

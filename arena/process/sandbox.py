@@ -56,7 +56,7 @@ from pathlib import Path
 from ..botspec.outputs import hidden_within
 from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_links, needed_paths, program_files, sandbox_path
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
-from .proctree import TreeAccount, _stat_fields, continue_tree, descendants, start_time, stop_tree, tree_stats
+from .proctree import TreeAccount, _read, _stat_fields, continue_tree, descendants, start_time, stop_tree, tree_stats
 from .treememory import HiddenMemory
 from .transport import proc_files
 from .uids import (SHARED_TEMP, UID_BASE, UID_SLOTS, SandboxError, UidLease, _own_folder, kill_uid,  # noqa: F401
@@ -609,8 +609,7 @@ class Launch:
         total = hidden
         for member in members:
             try:
-                with open(f"/proc/{member}/statm", "rb") as f:
-                    total += int(f.read().split()[1]) * page
+                total += int(_read(f"/proc/{member}/statm", 512).split()[1]) * page
             except (OSError, IndexError, ValueError):
                 pass
         if total <= self.rss_limit:
