@@ -89,18 +89,25 @@ def game_from_observation(obs: dict):
 
     rules = _compiled(obs["rules"], obs["players"])
     game = Game(rules, None)
-    game.reserve = [obs["reserve"].get(s.name, 0) for s in rules.shapes]
-    game.decks = [[-1] * obs["decks"]["white"], [-1] * obs["decks"]["black"]]
-    game.rows = [[rules.puzzle_index[x] if x is not None else -1 for x in obs["rows"][c]] for c in ("white", "black")]
-    game.players = []
-    for entry in obs["seats"]:
-        p = PlayerState(len(rules.shapes))
+    shape_names = (rules.__dict__.get("_observation_names") or _names(rules))[0]
+    shape_index, puzzle_index = rules.shape_index, rules.puzzle_index
+    reserve = obs["reserve"]
+    game.reserve = [reserve.get(name, 0) for name in shape_names]
+    decks = obs["decks"]
+    game.decks = [[-1] * decks["white"], [-1] * decks["black"]]
+    rows = obs["rows"]
+    game.rows = [[puzzle_index[x] if x is not None else -1 for x in rows["white"]],
+                 [puzzle_index[x] if x is not None else -1 for x in rows["black"]]]
+    seats = obs["seats"]
+    if len(seats) != len(game.players):  # (the game made one fresh state per seat of its rules)
+        game.players = [PlayerState(len(rules.shapes)) for _ in seats]
+    for p, entry in zip(game.players, seats):
+        supply = p.supply
         for name, n in entry["supply"].items():
-            p.supply[rules.shape_index[name]] = n
+            supply[shape_index[name]] = n
         p.unfinished = [puzzle_from_json(rules, u) for u in entry["unfinished"]]
-        p.completed = [rules.puzzle_index[c] for c in entry.get("completed", [])]
+        p.completed = [puzzle_index[c] for c in entry.get("completed", ())]
         p.forfeited = entry["forfeited"]
-        game.players.append(p)
     game.seat = obs["to_move"] if obs["to_move"] >= 0 else obs["seat"]
     game.actions_left = obs["actions_left"]
     game.master_used = obs["master_used"]
