@@ -229,10 +229,11 @@ def test_a_coordinator_killed_mid_run_loses_and_duplicates_nothing(box):
     from arena.tournament.runner import run_tournament
 
     root = box["out"]
-    local = load_config(tournament_yaml(root, box["bot"], root / "kc-local", "local", rounds=3))
+    # 60 games: enough that the kill, soon after the fourth is stored, lands mid-run
+    local = load_config(tournament_yaml(root, box["bot"], root / "kc-local", "local", rounds=10))
     run_tournament(local, progress=False, echo=lambda _t: None)
     path = tournament_yaml(root, box["bot"], root / "kc-dask", f"{{type: dask, address: {box['cluster'].address}}}",
-                           rounds=3)
+                           rounds=10)
     db = root / "kc-dask" / "results.sqlite"
     proc = subprocess.Popen(["arena", "run", str(path), "--no-progress"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -240,7 +241,7 @@ def test_a_coordinator_killed_mid_run_loses_and_duplicates_nothing(box):
     stored = 0
     while stored < 4:
         assert proc.poll() is None and time.monotonic() < deadline
-        time.sleep(0.2)
+        time.sleep(0.05)
         if db.exists():
             try:
                 with sqlite3.connect(db, timeout=5) as conn:
@@ -250,7 +251,7 @@ def test_a_coordinator_killed_mid_run_loses_and_duplicates_nothing(box):
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(30)
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] < 18
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] < 60
     done = subprocess.run(["arena", "run", str(path), "--no-progress"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert games(root / "kc-dask") == games(root / "kc-local")
