@@ -36,6 +36,7 @@ import selectors
 import signal
 import socket
 import stat
+import sys
 from collections import deque
 from typing import Callable, Iterator
 
@@ -49,21 +50,46 @@ _POOL = None  # the worker's pool of bot processes, closed by :func:`_on_term`
 _IN_GAME = False  # a game is being played: SIGTERM unwinds it, so its bots are closed
 
 
+class _Stopped(SystemExit):
+    """A worker's SIGTERM in a game: unwinds the game so that the referee closes its bots."""
+
+
 def _on_term(signum, frame) -> None:
-    """SIGTERM in a worker. In a game: unwind it (SystemExit), so the referee closes its
-    bots, with SIGALRM's default action 3 s later in case the exception is lost (raised
-    inside a finalizer, it is ignored). Between games: close the idle bot processes and
-    leave at once."""
+    """SIGTERM in a worker. In a game: unwind it (:class:`_Stopped`), so the referee closes
+    its bots, with SIGALRM's default action 3 s later in case the exception is lost. Between
+    games: close the idle bot processes and leave at once."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if _IN_GAME:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         signal.alarm(3)
-        raise SystemExit(0)
+        raise _Stopped(0)
     try:
         if _POOL is not None:
             _POOL.close()
     finally:
         os._exit(0)
+
+
+def _unraisable(hook_args) -> None:
+    """A worker's ``sys.unraisablehook``. The SIGTERM handler runs between any two lines of
+    Python, also where an exception cannot propagate: in an at-fork callback (a signal that
+    lands while the referee forks a bot runs it in ``logging``'s lock release), a finalizer.
+    There the :class:`_Stopped` would be printed as a traceback on the user's terminal and
+    lost; instead it is raised again in ordinary code, 10 ms later by a timer (raised from
+    here, it would be lost again)."""
+    if isinstance(hook_args.exc_value, _Stopped):
+        signal.signal(signal.SIGALRM, _stop_late)
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    sys.__unraisablehook__(hook_args)
+
+
+def _stop_late(signum, frame) -> None:
+    """The timer :func:`_unraisable` set: unwind the game now, SIGALRM's default action 3 s
+    later as before."""
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(3)
+    raise _Stopped(0)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -133,6 +159,7 @@ def _worker_main(conn, initializer, parent: int) -> None:
 
     global _POOL, _IN_GAME
     gc.freeze()  # the coordinator's objects stay as they are: none is collected (and finalized) here
+    sys.unraisablehook = _unraisable
     signal.signal(signal.SIGTERM, _on_term)
     # born with SIGTERM blocked (see _Worker): a stop sent at once waited for the handler above
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
