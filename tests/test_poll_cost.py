@@ -129,7 +129,7 @@ def test_a_member_that_ended_brings_the_full_scan_forward(monkeypatch):
 def test_proc_files_are_read_whole_or_to_their_size(tmp_path):
     """The polls read /proc without Python file objects: a file longer than one read (a
     children file of a fork bomb's parent) comes whole, and a sized read stops at its size."""
-    from arena.process.proctree import _read
+    from arena.process.transport import read_file as _read
     from arena.process.transport import proc_files
 
     big = tmp_path / "children"

@@ -20,6 +20,7 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
+from .transport import read_file, stat_fields
 from .uids import cgroup_records
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -89,9 +90,7 @@ def _descendants_of(root: int) -> set[int]:
     for name in names:
         if name.isdigit():
             try:
-                with open(f"/proc/{name}/stat", "rb") as f:
-                    data = f.read(512)
-                children.setdefault(int(data[data.rfind(b")") + 2:].split()[1]), []).append(int(name))
+                children.setdefault(int(stat_fields(read_file(f"/proc/{name}/stat", 512))[1]), []).append(int(name))
             except (OSError, IndexError, ValueError):
                 continue
     out, todo = set(), [root]
@@ -129,16 +128,6 @@ def cgroup_layout() -> tuple[dict, str]:
     if found:
         return found, ""
     return {}, "no writable cgroup hierarchy under /sys/fs/cgroup"
-
-
-def _read_small(path) -> str:
-    """A small control file's text in three system calls (``open()`` takes seven: the
-    buffering's checks)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, 4096).decode()
-    finally:
-        os.close(fd)
 
 
 class Cgroup:
@@ -222,7 +211,7 @@ class Cgroup:
         if self._usage is None:
             return 0.0
         try:
-            text = _read_small(self._usage)  # after every move of some length
+            text = read_file(self._usage, 4096).decode()  # after every move of some length
         except OSError:
             return 0.0
         try:
@@ -268,7 +257,7 @@ class Cgroup:
             return None
         for name in names:
             try:
-                return _read_small(os.path.join(self._memdir, name))
+                return read_file(os.path.join(self._memdir, name), 4096).decode()
             except OSError:
                 continue
         return None

@@ -26,34 +26,14 @@ import signal
 import threading
 import time
 
-from .transport import CLK_TCK, proc_files
-
-
-def _stat_fields(data: bytes) -> list[bytes]:
-    return data[data.rfind(b")") + 2:].split()
-
-
-def _read(path: str, size: int | None = None) -> bytes:
-    """A file of ``/proc`` without a Python file object (a third of the cost of
-    ``open().read()``: these are read ten times a second per bot and poll): its first
-    ``size`` bytes in one read, or all of it."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        if size is not None:
-            return os.read(fd, size)
-        chunks = [os.read(fd, 65536)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, 65536))
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+from .transport import CLK_TCK, proc_files, read_file, stat_fields
 
 
 def start_time(pid: int) -> bytes | None:
     """When ``pid`` started (``/proc/PID/stat``'s field, in clock ticks since boot), which
     tells a process from a later one with the same pid; None where it is gone."""
     try:
-        fields = _stat_fields(_read(f"/proc/{pid}/stat", 512))
+        fields = stat_fields(read_file(f"/proc/{pid}/stat", 512))
     except OSError:
         return None
     return fields[19] if len(fields) > 19 else None
@@ -69,7 +49,7 @@ def _scan(root: int) -> dict[int, list[bytes]]:
     children: dict[int, list[int]] = {}
     stats: dict[int, list[bytes]] = {}
     for pid, data in proc_files("stat", 512):
-        fields = _stat_fields(data)
+        fields = stat_fields(data)
         if len(fields) < 20:
             continue
         stats[pid] = fields
@@ -94,7 +74,7 @@ def _children(pid: int) -> list[int] | None:
         return out
     for tid in tids:
         try:
-            out.extend(map(int, _read(f"/proc/{pid}/task/{tid}/children").split()))
+            out.extend(map(int, read_file(f"/proc/{pid}/task/{tid}/children").split()))
         except FileNotFoundError:
             if not os.path.exists(f"/proc/{pid}/task/{tid}"):
                 continue
@@ -113,7 +93,7 @@ def tree_stats(root: int) -> dict[int, list[bytes]]:
     while todo:
         pid = todo.pop()
         try:
-            fields = _stat_fields(_read(f"/proc/{pid}/stat", 512))
+            fields = stat_fields(read_file(f"/proc/{pid}/stat", 512))
         except OSError:
             continue
         if len(fields) < 20 or pid in out:
@@ -197,9 +177,8 @@ def _running(pids: list[int]) -> list[int]:
     out = []
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                if _stat_fields(f.read(512))[0] not in (b"T", b"t", b"Z", b"X"):
-                    out.append(pid)
+            if stat_fields(read_file(f"/proc/{pid}/stat", 512))[0] not in (b"T", b"t", b"Z", b"X"):
+                out.append(pid)
         except (OSError, IndexError):
             continue
     return out

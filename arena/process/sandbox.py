@@ -56,9 +56,9 @@ from pathlib import Path
 from ..botspec.outputs import hidden_within
 from ..botspec.view import SYSTEM_DIRS, loose_folders, needed_links, needed_paths, program_files, sandbox_path
 from .cgroups import Cgroup, cgroup_layout, pid_alive, sweep_cgroups
-from .proctree import TreeAccount, _read, _stat_fields, continue_tree, descendants, start_time, stop_tree, tree_stats
+from .proctree import TreeAccount, continue_tree, descendants, start_time, stop_tree, tree_stats
 from .treememory import HiddenMemory
-from .transport import proc_files
+from .transport import in_session, proc_files, read_file, stat_fields
 from .uids import (SHARED_TEMP, UID_BASE, UID_SLOTS, SandboxError, UidLease, _own_folder, kill_uid,  # noqa: F401
                    proc_uids, remove_owned, state_root, sweep_uids)
 
@@ -501,7 +501,7 @@ class MachineScan:
         slot = int(time.monotonic() // self.period)
         with self._lock:
             if fresh or slot != self._slot or pid not in self._stats:
-                self._stats = {p: _stat_fields(data) for p, data in proc_files("stat", 512)}
+                self._stats = {p: stat_fields(data) for p, data in proc_files("stat", 512)}
                 self._uids = None
                 self._slot = slot
                 self.reads += 1
@@ -589,7 +589,7 @@ class Launch:
             self._scan_slot = slot
             stats, uids = MACHINE.read(pid, self.uid is not None, ended)
             for p, f in stats.items():
-                if p not in found and len(f) > 19 and f[0] != b"Z" and (int(f[2]) == pid or int(f[3]) == pid):
+                if p not in found and len(f) > 19 and in_session(f, pid):
                     found[p] = f[19]
             for member in (uids or {}).get(self.uid, ()):
                 if member not in found:
@@ -609,7 +609,7 @@ class Launch:
         total = hidden
         for member in members:
             try:
-                total += int(_read(f"/proc/{member}/statm", 512).split()[1]) * page
+                total += int(read_file(f"/proc/{member}/statm", 512).split()[1]) * page
             except (OSError, IndexError, ValueError):
                 pass
         if total <= self.rss_limit:
