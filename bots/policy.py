@@ -87,12 +87,12 @@ def builtin_policy(name: str):
     package's entry points and importing every plugin took half of its start-up). A name
     is registered once among all plugins (the host refuses a second), so this is the
     policy the plugin manager would give."""
+    found: dict = {}
+
+    def register(name: str, command=None, description: str = "", policy=None) -> None:
+        found[name] = policy
+
     for module in BUILTIN_MODULES:
-        found: dict = {}
-
-        def register(name: str, command=None, description: str = "", policy=None, _found=found) -> None:
-            _found[name] = policy
-
         importlib.import_module(module).arena_register_bots(register=register)
         if found.get(name) is not None:
             return found[name]

@@ -87,10 +87,12 @@ def _policy_factory(name: str):
     found = builtin_policy(name)
     if found is not None:
         return found
-    from arena.plugins import policy
+    from arena.plugins import bots, policy
 
-    policy(name)  # a KeyError naming the known policies, if there is none
-    return lambda: policy(name)
+    entry = bots().get(name)
+    if entry is None or entry.policy is None:
+        policy(name)  # the KeyError that names the known policies
+    return entry.policy
 
 
 class PassBot(Bot):

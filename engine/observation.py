@@ -31,7 +31,7 @@ def observation(game, seat: int) -> dict:
     Every list and mapping in it is its own (a caller may edit it): only strings and numbers
     are shared with the game."""
     rules = game.rules
-    shape_names, ids, pieces = rules.__dict__.get("_observation_names") or _names(rules)
+    shape_names, ids, pieces = _names(rules)
     all_visible = rules.scores_visible or game.phase == OVER  # piles are revealed at the end
     seats = []
     for s, p in enumerate(game.players):
@@ -89,7 +89,7 @@ def game_from_observation(obs: dict):
 
     rules = _compiled(obs["rules"], obs["players"])
     game = Game(rules, None)
-    shape_names = (rules.__dict__.get("_observation_names") or _names(rules))[0]
+    shape_names = _names(rules)[0]
     shape_index, puzzle_index = rules.shape_index, rules.puzzle_index
     reserve = obs["reserve"]
     game.reserve = [reserve.get(name, 0) for name in shape_names]

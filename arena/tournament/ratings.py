@@ -101,10 +101,10 @@ class _Model:
         return h + np.diag(diag)
 
 
-
 def normal_cdf(z: float) -> float:
     """The standard normal distribution function (scipy's ``norm.cdf``, without importing scipy.stats)."""
     return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
 
 def _stages(games: list[dict], index: dict[str, int]) -> list[tuple[list[int], list[float]]]:
     out = []
