@@ -10,7 +10,7 @@ from __future__ import annotations
 from .actions import PHASE_NAMES
 from .belongings import PlayerState, PuzzleInPlay
 from .codec import from_json as action_from_json
-from .codec import cells_mask, parse_placement, placement_json, to_json as action_to_json
+from .codec import parse_placement, piece_placement, placement_json, to_json as action_to_json
 from .rules import RuleSpec, compile_rules, jsonable
 
 
@@ -44,24 +44,15 @@ def puzzle_to_json(rules, pz: PuzzleInPlay) -> dict:
 def puzzle_from_json(rules, obj: dict) -> PuzzleInPlay:
     """Inverse of :func:`puzzle_to_json` (each piece checked to be its shape)."""
     pz = PuzzleInPlay(rules.puzzle_index[obj["puzzle"]])
-    g = rules.geometry
-    masks, lookup, shape_index = g.placement_mask, g.lookup, rules.shape_index
-    placed, filled = pz.placed, 0
+    masks = rules.geometry.placement_mask
     for piece in obj["pieces"]:
         placement = None
         if type(piece) is dict and len(piece) == 2:  # {"piece", "cells"}, as puzzle_to_json writes it
-            # piece_placement, in line (a bot rebuilds every piece of every puzzle per request)
-            name = piece.get("piece")
-            shape = shape_index.get(name) if type(name) is str else None
-            if shape is not None:
-                m = cells_mask(piece.get("cells"))
-                if m is not None:
-                    placement = lookup.get((shape, m))
+            placement = piece_placement(rules, piece.get("piece"), piece.get("cells"))
         if placement is None:  # anything else is checked, and refused with a sentence
             placement = parse_placement(rules, {"puzzle": obj["puzzle"], **piece}).placement
-        placed.append(placement)
-        filled |= masks[placement]
-    pz.filled = filled
+        pz.placed.append(placement)
+        pz.filled |= masks[placement]
     return pz
 
 
