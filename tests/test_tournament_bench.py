@@ -92,3 +92,45 @@ def test_bench_tournament_takes_any_list_of_worker_counts_and_splits_a_bot_proce
 def test_bench_tournament_refuses_bad_options_in_a_sentence(args, said):
     result = CliRunner().invoke(app, ["bench", "tournament", *args])
     assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output
+
+
+def _strict_child_cpu(adopt: bool, out) -> None:
+    """In a forked process: a strict bot that burns ~0.3 s of CPU; what RUSAGE_CHILDREN says."""
+    import sys
+
+    from arena.bench import tournament as bench
+    from arena.process.sandbox import Sandbox
+
+    if adopt:
+        bench._adopt_orphans()
+    kids0 = bench._kids_cpu()
+    import subprocess
+
+    launch = Sandbox("strict", use_cgroups=False).prepare([sys.executable, "-c", "x = sum(range(15_000_000))"])
+    try:
+        subprocess.run(launch.argv, cwd=launch.cwd, env=launch.env, preexec_fn=launch.preexec_fn, check=False)
+    finally:
+        launch.cleanup()
+    reaped = bench._reap_adopted() if adopt else 0
+    out.send((bench._kids_cpu() - kids0, reaped))
+
+
+@pytest.mark.parametrize("adopt", [False, True])
+def test_a_strict_bots_cpu_reaches_the_bench_only_when_it_adopts_bubblewraps_orphans(adopt):
+    """bubblewrap leaves its PID namespace's first process unwaited: without adopting it the
+    bench saw none of a strict bot's CPU (its CPU per game fell below the bots' own share)."""
+    import multiprocessing
+
+    from strict_check import require_strict
+
+    require_strict()
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_strict_child_cpu, args=(adopt, send))
+    proc.start()
+    cpu, reaped = recv.recv()
+    proc.join()
+    if adopt:
+        assert reaped >= 1 and cpu > 0.1, (cpu, reaped)
+    else:
+        assert cpu < 0.05, cpu  # the behaviour the adoption is there for
