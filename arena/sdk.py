@@ -84,6 +84,9 @@ class Bot:
     version = "0.1"
     #: ask the arena to include the legal options in every request
     want_legal = False
+    #: CPython's garbage collector while :meth:`run` serves the process's stdin: its
+    #: thresholds (see :func:`gc.set_threshold`), or None to keep the interpreter's (700, 10, 10)
+    gc_thresholds: tuple[int, int, int] | None = (10_000, 20, 20)
 
     def __init__(self) -> None:
         self.hello: dict = {}
@@ -159,8 +162,25 @@ class Bot:
             self.game_over(msg.get("result", {}))
         return None
 
+    def _quiet_collector(self) -> None:
+        """Keep the cyclic garbage collector off what the bot made before serving.
+
+        What is imported and built by now lives as long as the process: frozen
+        (:func:`gc.freeze`), no collection walks it again. With :attr:`gc_thresholds`, the
+        young generation is collected every 10,000 net allocations instead of 700: a bot
+        whose caches grow (greedy's solver memo, thousands of entries a game) was collected
+        about 60 times a game under the defaults, a tenth of its CPU. Cycles are still
+        collected, in larger batches."""
+        import gc
+
+        gc.freeze()
+        if self.gc_thresholds is not None:
+            gc.set_threshold(*self.gc_thresholds)
+
     def run(self, stdin=None, stdout=None) -> None:
         """Serve the protocol on stdin/stdout until ``quit`` or end of input."""
+        if stdin is None:  # the bot's own process (streams given: a test's, left as they are)
+            self._quiet_collector()
         stdin = stdin or sys.stdin.buffer
         stdout = stdout or sys.stdout.buffer
         for line in stdin:

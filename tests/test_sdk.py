@@ -139,3 +139,33 @@ def test_the_sdk_reads_and_writes_its_lines_with_or_without_orjson(monkeypatch):
         out = io.BytesIO()
         Echo().run(io.BytesIO((json.dumps(request) + "\n" + '{"type": "quit"}\n').encode()), out)
         assert json.loads(out.getvalue()) == {"id": 5, "action": {"type": "pass", "note": 2 ** 70}}
+
+
+GC_PROBE = """
+import gc, sys
+from arena.sdk import Bot
+class Probe(Bot):
+    gc_thresholds = {thresholds}
+    def new_game(self, hello):
+        self.name = f"t{{gc.get_threshold()[0]}}-frozen{{gc.get_freeze_count() > 0}}"
+Probe().run()
+"""
+
+
+@pytest.mark.parametrize("thresholds, said", [("(10_000, 20, 20)", "t10000-frozenTrue"), ("None", "t700-frozenTrue")])
+def test_a_bot_process_serves_with_its_start_up_frozen_and_the_collector_it_asks_for(thresholds, said):
+    hello = {"type": "hello", "id": 1, "seat": 0, "seed": 3}
+    out = subprocess.run([sys.executable, "-c", GC_PROBE.format(thresholds=thresholds)], check=True,
+                         input=json.dumps(hello) + "\n" + json.dumps({"type": "quit"}) + "\n",
+                         capture_output=True, text=True, timeout=60).stdout
+    assert json.loads(out)["name"] == said
+
+
+def test_a_bot_served_on_given_streams_leaves_the_callers_collector_alone():
+    import gc
+
+    before = gc.get_threshold(), gc.get_freeze_count()
+    out = io.BytesIO()
+    Lucky().run(lines({"type": "hello", "id": 1, "seat": 0}, {"type": "quit"}), out)
+    assert json.loads(out.getvalue())["name"] == "lucky"
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
