@@ -47,6 +47,7 @@ class PolicyBot(Bot):
         self.rng = random.Random(hello.get("seed"))
         self.rules = compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
         self.history: list = []
+        self._reuse: dict = {}  # the seats' puzzles of the previous request (game_from_observation)
 
     def follow(self) -> list:
         """The game's history as this seat has been told it: ``(seat, action)`` per event
@@ -68,7 +69,8 @@ class PolicyBot(Bot):
 
     def _choose(self, observation: dict) -> dict:
         from engine import action_to_json
-        game = self.game(observation)
+        from engine.observation import game_from_observation
+        game = game_from_observation(observation, self._reuse)
         game.history = list(self.follow())
         if hasattr(self.policy, "move_ms") and self.clock.get("move_ms"):
             # a policy that reads its clock (planner) gets this move's allowance, less a

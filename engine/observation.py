@@ -9,6 +9,9 @@ seat has chosen, so none can be seen (R6.1).
 from __future__ import annotations
 
 from .actions import COLOR_NAMES, OVER, PHASE_NAMES
+from .belongings import PlayerState, PuzzleInPlay
+from .game import Game
+from .rules import RuleSpec, compile_rules
 from .state_json import puzzle_from_json
 
 
@@ -76,17 +79,20 @@ def observation(game, seat: int) -> dict:
     return obs
 
 
-def game_from_observation(obs: dict):
+def game_from_observation(obs: dict, reuse: dict | None = None):
     """A :class:`~engine.game.Game` a bot can search from, rebuilt from its observation.
 
     What the seat cannot see is left unknown: deck contents become placeholders (-1, an
     empty slot if drawn) of the right length, and hidden completed piles become empty
     lists. ``legal_actions()`` and ``apply()`` for the seat to move are exact, and so is
     the resolution of completions still waiting behind an open decision.
-    """
-    from .actions import PHASE_NAMES
-    from .game import Game, PlayerState
 
+    ``reuse``, a dict the caller keeps from one call to the next (a bot rebuilds a game for
+    every request; most seats' puzzles have not changed since the previous one), holds each
+    seat's ``unfinished`` JSON and its puzzles: a seat whose JSON equals the last one gets
+    copies of those puzzles instead of reading every piece's cells again. The caller must
+    leave the observations it passed unchanged (the last is compared with the next).
+    """
     rules = _compiled(obs["rules"], obs["players"])
     game = Game(rules, None)
     shape_names = _names(rules)[0]
@@ -101,13 +107,27 @@ def game_from_observation(obs: dict):
     seats = obs["seats"]
     if len(seats) != len(game.players):  # (the game made one fresh state per seat of its rules)
         game.players = [PlayerState(len(rules.shapes)) for _ in seats]
-    for p, entry in zip(game.players, seats):
+    if reuse is not None and reuse.get("rules") is not rules:
+        reuse.clear()
+        reuse["rules"] = rules
+    for i, (p, entry) in enumerate(zip(game.players, seats)):
         supply = p.supply
         for name, n in entry["supply"].items():
             supply[shape_index[name]] = n
-        p.unfinished = [puzzle_from_json(rules, u) for u in entry["unfinished"]]
         p.completed = [puzzle_index[c] for c in entry.get("completed", ())]
         p.forfeited = entry["forfeited"]
+        if reuse is None:
+            p.unfinished = [puzzle_from_json(rules, u) for u in entry["unfinished"]]
+            continue
+        p.unfinished = out = []
+        for u in entry["unfinished"]:
+            key = (i, u.get("puzzle"))
+            known = reuse.get(key)
+            if known is None or known[0] != u:
+                pz = puzzle_from_json(rules, u)
+                known = reuse[key] = (u, pz)
+            pz = known[1]
+            out.append(PuzzleInPlay(pz.card, pz.filled, pz.placed[:]))
     game.seat = obs["to_move"] if obs["to_move"] >= 0 else obs["seat"]
     game.actions_left = obs["actions_left"]
     game.master_used = obs["master_used"]
@@ -132,8 +152,6 @@ _COMPILED: dict = {}
 def _compiled(spec_json, players):
     """The compiled ruleset of an observation's ``rules`` (a bot rebuilds a game for every
     request: the usual spec, variants without parameters, is looked up by its names)."""
-    from .rules import RuleSpec, compile_rules
-
     if type(spec_json) is dict and not spec_json.get("params") and spec_json.keys() <= {"variants", "params"}:
         variants = spec_json.get("variants")
         if type(variants) is list and all(type(v) is str for v in variants):

@@ -153,6 +153,30 @@ def test_game_from_observation_lists_the_same_legal_actions(seed):
         game.apply(action)
 
 
+@pytest.mark.parametrize("variants, seed", [((), 0), ((), 5), (("revised",), 1), (("ghost",), 2)])
+def test_a_rebuild_that_reuses_the_last_puzzles_is_the_rebuild_from_scratch(variants, seed):
+    """Each seat's bot keeps a ``reuse`` dict across its requests, and its policy may apply
+    actions to the game it was given (placing pieces on the reused puzzles): every rebuild
+    still equals the one made from the observation alone."""
+    game = Game.new(RuleSpec.make(variants), 2, seed)
+    pols = [policy("greedy"), policy("random")]
+    rng = random.Random(seed)
+    reuse: list[dict] = [{}, {}]
+    search = random.Random(seed + 1)
+    while not game.is_over:
+        seat = game.to_move()
+        obs = observation(game, seat)
+        fresh, again = game_from_observation(obs), game_from_observation(obs, reuse[seat])
+        state = lambda g: [[(pz.card, pz.filled, pz.placed) for pz in p.unfinished] for p in g.players]  # noqa: E731
+        assert state(again) == state(fresh)
+        assert [(type(a), a) for a in again.legal_actions()] == [(type(a), a) for a in fresh.legal_actions()]
+        for _ in range(3):  # a search on the game it was given must not reach the next rebuild
+            if not again.is_over and again.legal_actions():
+                again.apply(search.choice(again.legal_actions()))
+        game.apply(pols[seat].choose(game, rng))
+    assert len(reuse[0]) > 1 and len(reuse[1]) > 1  # (the puzzles it kept)
+
+
 # ---------------------------------------------------------------- events
 def test_events_since_reports_every_action_once_in_json():
     game = _greedy_game(players=2, steps=25)
