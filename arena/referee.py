@@ -567,6 +567,7 @@ class _Match:
         self.pause_idle = req["pause_idle"]
         self.fallback = random.Random(f"fallback:{req['seed']}")
         self.move_times: list = []
+        self.encoded: list = []  # each action's JSON, made once for every seat's events
         self.fresh = None  # starts a fresh process for a seat (set by play_game)
         self.pool: ProcessPool | None = None
 
@@ -643,7 +644,7 @@ class _Match:
                 self.play_random(s)
                 continue
             obs = observation(game, s)
-            events, seat.events_from = events_since(game, s, seat.events_from)
+            events, seat.events_from = events_since(game, s, seat.events_from, self.encoded)
             legal = [action_to_json(rules, a) for a in game.legal_actions()] if seat.ready["legal_actions"] else None
             msg = request_message(game.phase_name, obs, events, seat.clock.view(), legal)
             limit = (seat.clock.allowance_ms() + seat.clock.tc.grace_ms) / 1000
@@ -718,7 +719,7 @@ class _Match:
                 seat.cpu += bot.cpu_since_last_read()
             if game.is_over:
                 bot.resume()
-                events, seat.events_from = events_since(game, s, seat.events_from)
+                events, seat.events_from = events_since(game, s, seat.events_from, self.encoded)
                 bot.notify({"type": "game_over", "result": game.result(), "events": events})
         kept = []
         for seat in self.seats:

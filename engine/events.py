@@ -13,13 +13,23 @@ from .actions import Finish
 from .codec import to_json
 
 
-def events_since(game, viewer: int, start: int) -> tuple[list[dict], int]:
-    """Events of ``game.history[start:]`` as ``viewer`` may see them, and the next start."""
+def events_since(game, viewer: int, start: int, encoded: list | None = None) -> tuple[list[dict], int]:
+    """Events of ``game.history[start:]`` as ``viewer`` may see them, and the next start.
+
+    ``encoded``, a list the caller keeps for the game (the referee tells every seat every
+    action), holds each action's JSON once made: the seats' events then share it, so the
+    caller must not change the events it gets (the referee encodes them at once). A rule
+    set with an event filter gets JSON of its own for every event."""
     rules = game.rules
     out = []
     history = game.history
     end = len(history)
     hide_finish = not game.is_over
+    filt = rules.event_filter
+    if encoded is not None and filt is None:
+        while len(encoded) < end:
+            seat, action = history[len(encoded)]
+            encoded.append(None if action is None else to_json(rules, action))
     for i in range(start, end):
         seat, action = history[i]
         if action is None:
@@ -28,8 +38,10 @@ def events_since(game, viewer: int, start: int) -> tuple[list[dict], int]:
         if seat != viewer and hide_finish and type(action) is Finish:
             out.append({"seat": seat, "action": {"type": "finish", "hidden": True}})
             continue
+        if encoded is not None and filt is None:
+            out.append({"seat": seat, "action": encoded[i]})
+            continue
         event = {"seat": seat, "action": to_json(rules, action)}
-        filt = rules.event_filter
         if filt is not None and seat != viewer:
             event = filt(game, viewer, event)
             if event is None:

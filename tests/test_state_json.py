@@ -178,6 +178,26 @@ def test_a_rebuild_that_reuses_the_last_puzzles_is_the_rebuild_from_scratch(vari
 
 
 # ---------------------------------------------------------------- events
+@pytest.mark.parametrize("variants", [(), ("revised",), ("ghost",)])
+def test_events_with_each_actions_json_made_once_are_the_events_made_per_seat(variants):
+    """The referee keeps one list of encoded actions for all the seats of a game: every
+    seat's events are still the ones made for it alone, the game's end included."""
+    game = Game.new(RuleSpec.make(variants), 3, 7)
+    pols = [policy("greedy"), policy("random"), policy("greedy")]
+    rng = random.Random(7)
+    encoded: list = []
+    start = [0, 0, 0]
+    while True:
+        for viewer in range(3):
+            shared, nxt = events_since(game, viewer, start[viewer], encoded)
+            assert (shared, nxt) == events_since(game, viewer, start[viewer])
+            start[viewer] = nxt if rng.random() < 0.5 else start[viewer]  # some seats wait a few moves
+        if game.is_over:
+            break
+        game.apply(pols[game.to_move()].choose(game, rng))
+    assert len(encoded) == len(game.history) or game.rules.event_filter is not None
+
+
 def test_events_since_reports_every_action_once_in_json():
     game = _greedy_game(players=2, steps=25)
     game.forfeit(1)
