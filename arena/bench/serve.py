@@ -117,6 +117,23 @@ class Server:
                                    f"{self.log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.2)
 
+    def wait_in_flight(self, timeout_s: float = 10) -> bool:
+        """Wait until the live list names a game in flight (the real visitors follow one), at
+        most ``timeout_s``; whether one was seen. Games follow each other with short gaps, and
+        a load of a few seconds that began in a gap could miss them all."""
+        import urllib.request
+
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/api/games/live", timeout=5) as answer:
+                    if json.loads(answer.read()).get("games"):
+                        return True
+            except (OSError, ValueError, AttributeError):
+                pass
+            time.sleep(0.05)
+        return False
+
     def stop(self) -> float:
         """SIGINT, as an operator's Ctrl-C; the seconds it took to exit (SIGKILL after 30 s)."""
         t0 = time.monotonic()
@@ -326,12 +343,16 @@ def bench_serve(clients: tuple[int, ...] = (20, 100), seconds: float = 5.0, play
                     server.wait_playing()
                 for n in clients:
                     for mix in mixes:
+                        if play and mix == "real-visitor":
+                            server.wait_in_flight()
                         before = stored_games(league)
                         figures = load(server.url, n, seconds, mix_pages(mix, league), think_s)
                         rows.append(dict(figures, mix=mix, play=play, games_played=stored_games(league) - before))
                 if hog:
                     before = stored_games(league)
                     pages = {mix: mix_pages(mix, league) for mix in mixes}
+                    if play and "real-visitor" in mixes:
+                        server.wait_in_flight()
                     beside = loads_beside_hog(server.url, min(clients), seconds, pages, hog, think_s)
                     played = stored_games(league) - before
                     rows += [dict(beside[mix], mix=mix, play=play, games_played=played) for mix in mixes]
