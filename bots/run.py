@@ -40,14 +40,15 @@ class PolicyBot(Bot):
         (its caches, such as greedy's solver memo, depend on nothing but the rules) is kept
         with its caches, any other is made anew."""
         from engine import RuleSpec, compile_rules
-        from engine.observation import game_from_observation  # noqa: F401  (import before the clock runs)
+        from engine.observation import game_from_observation  # (imported before the clock runs)
         if not getattr(self.policy, "reusable", False) or self.games == 0:
             self.policy = self.factory()
         self.games += 1
         self.rng = random.Random(hello.get("seed"))
         self.rules = compile_rules(RuleSpec.from_json(hello["rules"]), hello["players"])
         self.history: list = []
-        self._reuse: dict = {}  # the seats' puzzles of the previous request (game_from_observation)
+        self._reuse: dict = {}  # the seats' puzzles of the previous request
+        self._rebuild = game_from_observation
 
     def follow(self) -> list:
         """The game's history as this seat has been told it: ``(seat, action)`` per event
@@ -69,8 +70,7 @@ class PolicyBot(Bot):
 
     def _choose(self, observation: dict) -> dict:
         from engine import action_to_json
-        from engine.observation import game_from_observation
-        game = game_from_observation(observation, self._reuse)
+        game = self._rebuild(observation, self._reuse)
         game.history = list(self.follow())
         if hasattr(self.policy, "move_ms") and self.clock.get("move_ms"):
             # a policy that reads its clock (planner) gets this move's allowance, less a

@@ -26,10 +26,11 @@ def events_since(game, viewer: int, start: int, encoded: list | None = None) -> 
     end = len(history)
     hide_finish = not game.is_over
     filt = rules.event_filter
-    if encoded is not None and filt is None:
-        while len(encoded) < end:
-            seat, action = history[len(encoded)]
-            encoded.append(None if action is None else to_json(rules, action))
+    shared = encoded if filt is None else None
+    if shared is not None:
+        while len(shared) < end:
+            seat, action = history[len(shared)]
+            shared.append(None if action is None else to_json(rules, action))
     for i in range(start, end):
         seat, action = history[i]
         if action is None:
@@ -38,8 +39,8 @@ def events_since(game, viewer: int, start: int, encoded: list | None = None) -> 
         if seat != viewer and hide_finish and type(action) is Finish:
             out.append({"seat": seat, "action": {"type": "finish", "hidden": True}})
             continue
-        if encoded is not None and filt is None:
-            out.append({"seat": seat, "action": encoded[i]})
+        if shared is not None:
+            out.append({"seat": seat, "action": shared[i]})
             continue
         event = {"seat": seat, "action": to_json(rules, action)}
         if filt is not None and seat != viewer:

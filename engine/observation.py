@@ -9,7 +9,7 @@ seat has chosen, so none can be seen (R6.1).
 from __future__ import annotations
 
 from .actions import COLOR_NAMES, OVER, PHASE_NAMES
-from .belongings import PlayerState, PuzzleInPlay
+from .belongings import PlayerState
 from .game import Game
 from .rules import RuleSpec, compile_rules
 from .state_json import puzzle_from_json
@@ -88,10 +88,10 @@ def game_from_observation(obs: dict, reuse: dict | None = None):
     the resolution of completions still waiting behind an open decision.
 
     ``reuse``, a dict the caller keeps from one call to the next (a bot rebuilds a game for
-    every request; most seats' puzzles have not changed since the previous one), holds each
-    seat's ``unfinished`` JSON and its puzzles: a seat whose JSON equals the last one gets
-    copies of those puzzles instead of reading every piece's cells again. The caller must
-    leave the observations it passed unchanged (the last is compared with the next).
+    every request; most puzzles in play have not changed since the previous one), holds each
+    seat's puzzles as last read, with their JSON: a puzzle whose JSON equals the last one's
+    is a copy of the puzzle read then, not read again piece by piece. The caller must leave
+    the observations it passed unchanged (the last is compared with the next).
     """
     rules = _compiled(obs["rules"], obs["players"])
     game = Game(rules, None)
@@ -126,8 +126,7 @@ def game_from_observation(obs: dict, reuse: dict | None = None):
             if known is None or known[0] != u:
                 pz = puzzle_from_json(rules, u)
                 known = reuse[key] = (u, pz)
-            pz = known[1]
-            out.append(PuzzleInPlay(pz.card, pz.filled, pz.placed[:]))
+            out.append(known[1].copy())
     game.seat = obs["to_move"] if obs["to_move"] >= 0 else obs["seat"]
     game.actions_left = obs["actions_left"]
     game.master_used = obs["master_used"]

@@ -112,7 +112,7 @@ def _reap_adopted(timeout: float = 2.0) -> int:
     (at most ``timeout`` seconds) and reap them, so that their CPU time is in
     :func:`_kids_cpu`; how many were reaped. Only ``bwrap`` children are touched: the
     process's own children (workers, a Dask cluster) are left to whoever started them."""
-    from ..process.transport import proc_files, read_file, stat_fields
+    from ..process.transport import proc_files, stat_fields
 
     me, reaped = os.getpid(), 0
     deadline = time.monotonic() + timeout

@@ -60,9 +60,7 @@ def _on_term(signum, frame) -> None:
     games: close the idle bot processes and leave at once."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if _IN_GAME:
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
-        signal.alarm(3)
-        raise _Stopped(0)
+        _stop_late(signum, frame)
     try:
         if _POOL is not None:
             _POOL.close()
@@ -85,8 +83,8 @@ def _unraisable(hook_args) -> None:
 
 
 def _stop_late(signum, frame) -> None:
-    """The timer :func:`_unraisable` set: unwind the game now, SIGALRM's default action 3 s
-    later as before."""
+    """Unwind the game now, with SIGALRM's default action 3 s later in case the exception is
+    lost (:func:`_on_term` in a game, and the timer :func:`_unraisable` set)."""
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     signal.alarm(3)
     raise _Stopped(0)
